@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Step 5, boot: run the kernel and initramfs in QEMU until the guest powers
+# off, panics or runs past the time limit.
+#
+#   ci/boot.sh [options] BZIMAGE INITRAMFS OUTDIR
+#     --smp N        vCPUs (default 2)
+#     --mem MiB      guest memory (default 2048)
+#     --swap-mib N   size of the brd swap device /dev/ram0 (default 1024)
+#     --timeout S    wall-clock limit (default 1200)
+#     --accel A      kvm | tcg | icount (default: $ZS_ACCEL, else tcg)
+#     --append STR   more kernel command line (zs.* options: ci/guest/init)
+#
+# Writes OUTDIR/console.log (ttyS0, the kernel's) and OUTDIR/ktap.txt
+# (ttyS1, the tests'). Exit: 0 the guest finished, 2 it stopped without
+# finishing (panic, triple fault, QEMU error), 3 it hung and was killed.
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+smp=2 mem=2048 swap_mib=1024 limit=1200 accel=${ZS_ACCEL:-tcg} append=""
+while [ $# -gt 3 ]; do
+	case $1 in
+	--smp) smp=$2 ;;
+	--mem) mem=$2 ;;
+	--swap-mib) swap_mib=$2 ;;
+	--timeout) limit=$2 ;;
+	--accel) accel=$2 ;;
+	--append) append=$2 ;;
+	*) die "boot: unknown option $1" ;;
+	esac
+	shift 2
+done
+[ $# -eq 3 ] || die "usage: $0 [options] BZIMAGE INITRAMFS OUTDIR"
+kernel=$1 initrd=$2 out=$3
+mkdir -p "$out"
+: >"$out/console.log"
+: >"$out/ktap.txt"
+
+case $accel in
+kvm) acc=(-accel kvm -cpu host) ;;
+tcg) acc=(-accel "tcg,thread=multi" -cpu max) ;;
+# Guest time is a count of instructions: repeatable, one vCPU.
+icount) acc=(-accel tcg -icount "shift=0,align=off,sleep=off" -cpu max); smp=1 ;;
+*) die "boot: unknown accelerator $accel" ;;
+esac
+bios=()
+[ -f /usr/share/qemu/qboot.rom ] && bios=(-bios /usr/share/qemu/qboot.rom)
+
+# panic=-1: a panicking guest reboots at once, and -no-reboot ends QEMU.
+cmdline="console=ttyS0 panic=-1 loglevel=6"
+cmdline+=" brd.rd_nr=1 brd.rd_size=$((swap_mib * 1024)) $append"
+
+qemu-system-x86_64 -nodefaults -no-reboot -display none -M pc \
+	"${bios[@]}" "${acc[@]}" -smp "$smp" -m "$mem" \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-serial "file:$out/console.log" -serial "file:$out/ktap.txt" \
+	>"$out/qemu.log" 2>&1 &
+qpid=$!
+echo "$cmdline" >"$out/cmdline"
+
+start=$(date +%s)
+seen=0
+rc=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	# Progress: the test now running, from the guest's KTAP stream.
+	now=$(grep -c '^# running ' "$out/ktap.txt" || true)
+	if [ "$now" -gt "$seen" ]; then
+		say "boot: $(grep '^# running ' "$out/ktap.txt" | tail -n1 | cut -c3-)"
+		seen=$now
+	fi
+	if [ $(($(date +%s) - start)) -ge "$limit" ]; then
+		say "boot: no end after ${limit}s, killing the guest"
+		kill "$qpid" 2>/dev/null || true
+		sleep 1
+		kill -9 "$qpid" 2>/dev/null || true
+		rc=3
+		break
+	fi
+done
+wait "$qpid" 2>/dev/null || true
+echo "$(($(date +%s) - start))" >"$out/boot-seconds"
+[ $rc -ne 0 ] && exit $rc
+grep -q '^ZS-GUEST-DONE' "$out/console.log" || exit 2
+exit 0

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Step 3, build: configure (tinyconfig + fragments) and build bzImage out of
+# tree, incrementally, through ccache.
+#
+#   ci/build.sh TREE BUILDDIR FRAGMENT...
+#
+# An option a fragment asks for that the tree knows but that did not end up
+# in .config is an error (a dependency is missing); one the tree does not
+# know at all (e.g. CONFIG_MEMCG_V1 before v6.12) is only reported.
+set -euo pipefail
+
+[ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
+tree=$(realpath "$1")
+build=$2
+shift 2
+frags=()
+for f in "$@"; do frags+=("$(realpath "$f")"); done
+mkdir -p "$build"
+build=$(realpath "$build")
+
+export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=zswap-series
+mk() { make -s -C "$tree" O="$build" "$@"; }
+
+mk tinyconfig >/dev/null
+"$tree/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
+	"${frags[@]}" >"$build/merge_config.log" 2>&1
+mk olddefconfig
+
+bad=0
+while IFS= read -r line; do
+	opt=${line%%=*}
+	val=${line#*=}
+	sym=${opt#CONFIG_}
+	if [ "$val" = n ]; then
+		grep -q "^$opt=" "$build/.config" || continue
+	else
+		grep -qxF "$line" "$build/.config" && continue
+	fi
+	if grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config $sym\$" \
+		"$tree"; then
+		echo "config: $line requested, got: $(grep -E "^(# )?${opt}[= ]" "$build/.config" || echo unset)"
+		bad=1
+	else
+		echo "config: $opt does not exist in this tree, ignored"
+	fi
+done < <(grep -hE '^CONFIG_[A-Z0-9_]+=' "${frags[@]}")
+[ $bad -eq 0 ] || { echo "config: fragments not satisfied" >&2; exit 1; }
+
+jobs=$(nproc)
+make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" bzImage 2>&1

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the pipeline needs from Debian's archive, if it is missing.
+set -euo pipefail
+
+pkgs=(
+	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils
+	ccache git quilt rsync python3 perl
+	qemu-system-x86 busybox-static
+	"$@"
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "missing packages: ${missing[*]} (run as root or install them)" >&2
+	exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	"${missing[@]}"; } >"$log" 2>&1; then
+	cat "$log" >&2
+	echo "apt-get could not install: ${missing[*]}" >&2
+	exit 1
+fi
+rm -f "$log"

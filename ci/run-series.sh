@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The main job: for the base and for each patch k of a series, apply patches
+# 1..k, checkpatch patch k, build, boot QEMU with brd swap and zswap, run
+# the selftests, and judge the point; then print the per-patch table.
+#
+#   ci/run-series.sh [--base v6.12|v6.1|PATH] [--series FILE]
+#                    [--results DIR] [--debug last|all|none] [--from K]
+#
+# Defaults: --base v6.12 (Debian's linux-source-6.12), the series that goes
+# with the base, results under results/, the debug config (lockdep, KASAN,
+# ...) for the last point. --from K applies patches 1..K-1 without building
+# them and starts at point K. Exit 0 only when every row is green.
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) base=$2 ;;
+	--series) series=$2 ;;
+	--results) results=$2 ;;
+	--debug) debug=$2 ;;
+	--from) from=$2 ;;
+	-h|--help) sed -n '3,14p' "$0"; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+	shift 2
+done
+case $debug in last|all|none) ;; *) die "--debug last|all|none" ;; esac
+
+"$CI_DIR/deps.sh"
+say "tree: preparing base $base"
+eval "$("$CI_DIR/tree.sh" "$base")"
+tree=$ZS_TREE
+
+if [ -z "$series" ]; then
+	case $ZS_KVER in
+	6.1|6.1.*) series=$REPO_DIR/patches/v6.1/series ;;
+	*) series=$REPO_DIR/series ;;
+	esac
+fi
+[ -f "$series" ] || die "series file $series not found"
+series=$(realpath "$series")
+patches=()
+while read -r p; do
+	if [ -f "$REPO_DIR/patches/$p" ]; then
+		patches+=("$REPO_DIR/patches/$p")
+	elif [ -f "$(dirname "$series")/$p" ]; then
+		patches+=("$(dirname "$series")/$p")
+	else
+		die "series $series names $p, which is neither under patches/ nor beside it"
+	fi
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+
+tag=$(basename "$tree")
+results=${results:-$REPO_DIR/results/$(date +%Y%m%d-%H%M%S)-$tag}
+mkdir -p "$results"
+results=$(realpath "$results")
+say "results: $results"
+
+{
+	echo "base:    $ZS_BASE_DESC"
+	echo "series:  $series (${#patches[@]} patches)"
+	echo "qemu:    $(qemu-system-x86_64 --version | head -n1)"
+	echo "host:    $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+	echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
+} >"$results/header"
+
+# The series must also go on with quilt, as maintainers carry it that way.
+qlog=$results/quilt.log
+if (cd "$tree" && QUILT_PATCHES=$(dirname "$series") QUILT_SERIES=$series \
+	QUILT_PC=.pc quilt push -a -q && quilt pop -a -q) >"$qlog" 2>&1 &&
+	[ -z "$(git -C "$tree" status --porcelain)" ]; then
+	quilt=ok
+else
+	quilt=fail
+fi
+rm -rf "$tree/.pc"
+git -C "$tree" reset -q --hard zs-base
+git -C "$tree" clean -q -f -d -x
+echo "quilt:   push -a/pop -a: $quilt" >>"$results/header"
+
+say "image: building the selftests against the base tree"
+"$CI_DIR/image.sh" "$tree" "$results/image" ||
+	die "could not build the test image (see $results/image)"
+initrd=$results/image/initramfs.cpio.gz
+
+frags_default=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config")
+frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
+
+# write_meta DIR K NAME CONFIG SECONDS: what verdict.py shows of a row.
+write_meta() {
+	python3 -c 'import json, sys
+k, name, config, secs = sys.argv[2:]
+with open(sys.argv[1] + "/meta.json", "w") as f:
+	json.dump(dict(point=k, patch=name, config=config, seconds=int(secs)), f)' "$@"
+}
+
+# run_point K NAME CONFIG: build and boot the tree as it is now.
+run_point() {
+	local k=$1 name=$2 config=$3 d t0 frags bdir limit
+	d=$results/$(printf '%02d' "$k")-$config
+	mkdir -p "$d"
+	t0=$(date +%s)
+	[ -n "${steps_pre:-}" ] && printf '%s' "$steps_pre" >"$d/steps"
+	if [ "$config" = debug ]; then
+		frags=("${frags_debug[@]}") limit=2400
+	else
+		frags=("${frags_default[@]}") limit=1500
+	fi
+	bdir=$CACHE_DIR/build/$tag-$config
+	say "[$k/${#patches[@]}] $name: build ($config)"
+	if "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+		echo "build ok" >>"$d/steps"
+		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
+		if [ -z "${ZS_ACCEL:-}" ]; then
+			ZS_ACCEL=$("$CI_DIR/probe-accel.sh" "$d/bzImage" "$initrd")
+			export ZS_ACCEL
+			echo "accel:   $ZS_ACCEL (2 vCPUs)" >>"$results/header"
+			say "boot: accelerator $ZS_ACCEL"
+		fi
+		say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
+		local rc=0
+		"$CI_DIR/boot.sh" --timeout "$limit" "$d/bzImage" "$initrd" "$d" || rc=$?
+		case $rc in
+		0) echo "boot ok" ;;
+		3) echo "boot hang" ;;
+		*) if grep -q 'Kernel panic' "$d/console.log"; then echo "boot panic"; else echo "boot fail"; fi ;;
+		esac >>"$d/steps"
+		rm -f "$d/bzImage"
+	else
+		echo "build fail" >>"$d/steps"
+		echo "boot skip" >>"$d/steps"
+		say "[$k/${#patches[@]}] $name: BUILD FAILED, see $d/build.log"
+	fi
+	write_meta "$d" "$k" "$name" "$config" "$(($(date +%s) - t0))"
+	local v
+	v=$(python3 "$CI_DIR/verdict.py" point "$d")
+	say "[$k/${#patches[@]}] $name: $v"
+}
+
+failed_apply=""
+for k in $(seq 0 ${#patches[@]}); do
+	steps_pre=""
+	if [ "$k" -eq 0 ]; then
+		name="base ($ZS_KVER)"
+	else
+		p=${patches[$((k - 1))]}
+		name=$(basename "$p" .patch)
+		d=$results/$(printf '%02d' "$k")-default
+		mkdir -p "$d"
+		if [ -n "$failed_apply" ]; then
+			printf 'apply skip\nbuild skip\nboot skip\n' >"$d/steps"
+			write_meta "$d" "$k" "$name" default 0
+			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
+			continue
+		fi
+		say "[$k/${#patches[@]}] $name: apply"
+		if ! "$CI_DIR/apply.sh" "$tree" "$p" >"$d/apply.log" 2>&1; then
+			failed_apply=$name
+			grep 'APPLY FAILED' "$d/apply.log" >&2 || cat "$d/apply.log" >&2
+			printf 'apply fail\nbuild skip\nboot skip\n' >"$d/steps"
+			write_meta "$d" "$k" "$name" default 0
+			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
+			continue
+		fi
+		if "$CI_DIR/checkpatch.sh" "$tree" "$p" >"$d/checkpatch.log" 2>&1; then
+			steps_pre=$'apply ok\ncheckpatch ok\n'
+		else
+			steps_pre=$'apply ok\ncheckpatch fail\n'
+		fi
+	fi
+	if [ "$k" -lt "$from" ]; then
+		rm -rf "$results/$(printf '%02d' "$k")-default"
+		continue
+	fi
+	run_point "$k" "$name" default
+	if [ "$debug" = all ] || { [ "$debug" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
+		steps_pre=""
+		[ "$k" -gt 0 ] && steps_pre=$'apply ok\n'
+		run_point "$k" "$name" debug
+	fi
+done
+
+say "done"
+echo
+rc=0
+python3 "$CI_DIR/verdict.py" table "$results" || rc=1
+[ "$quilt" = ok ] || { echo "quilt push -a failed: see $qlog"; rc=1; }
+[ -z "$failed_apply" ] || { echo "patch $failed_apply does not apply: see its apply.log"; rc=1; }
+echo "results: $results"
+exit $rc

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Test the pipeline and the selftests themselves: each patch in ci/faults/
+# goes on top of the series and must turn its row red in the expected way,
+# and a series patch edited so that it no longer applies must stop the run
+# with the patch and the file named. Prints TAP and a closing count.
+#
+#   ci/test-faults.sh [--base v6.12|PATH] [--results DIR] [FAULT...]
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+base=${ZS_BASE:-v6.12} results=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) base=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+faults=("$@")
+[ ${#faults[@]} -gt 0 ] || faults=(not-applying build-break panic leak-entry free-without-erase)
+results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$results"
+results=$(realpath "$results")
+
+mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
+n=${#series[@]}
+pass=0 fail=0 i=0
+echo "TAP version 13"
+echo "1..${#faults[@]}"
+
+# field RUN K KEY: one field of a row's result.json.
+field() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+		"$1/$(printf '%02d' "$2")-default/result.json" "$3"
+}
+
+for f in "${faults[@]}"; do
+	i=$((i + 1))
+	d=$results/$f
+	mkdir -p "$d/patches"
+	: >"$d/patches/series"
+	for p in "${series[@]}"; do
+		cp "$REPO_DIR/patches/$p" "$d/patches/"
+		basename "$p" >>"$d/patches/series"
+	done
+	last=$n
+	if [ "$f" = not-applying ]; then
+		# Change one context line of the last patch, as a hand edit would.
+		victim=$(tail -n1 "$d/patches/series")
+		sed -i '0,/^ \tif (xa_empty(tree))/s// \tif (xa_is_empty(tree))/' "$d/patches/$victim"
+		cmp -s "$d/patches/$victim" "$REPO_DIR/patches/${series[$((n - 1))]}" &&
+			die "not-applying: could not edit $victim"
+	else
+		cp "$CI_DIR/faults/$f.patch" "$d/patches/"
+		echo "$f.patch" >>"$d/patches/series"
+		last=$((n + 1))
+		victim=$f.patch
+	fi
+	say "fault $f: running the series with it at point $last"
+	rc=0
+	"$CI_DIR/run-series.sh" --base "$base" --series "$d/patches/series" \
+		--results "$d/run" --debug none --from "$last" >"$d/run.log" 2>&1 || rc=$?
+	why=""
+	case $f in
+	not-applying)
+		[ $rc -ne 0 ] || why="run exited 0"
+		grep -q "APPLY FAILED: $victim does not apply: mm/zswap.c" "$d/run.log" ||
+			why="$why; no line naming $victim and mm/zswap.c"
+		;;
+	build-break)
+		[ "$(field "$d/run" "$last" build)" = fail ] || why="build did not fail"
+		grep -q 'error:' "$d/run/$(printf '%02d' "$last")-default/build.log" ||
+			why="$why; build.log has no compiler error"
+		;;
+	panic)
+		[ "$(field "$d/run" "$last" boot)" = panic ] || why="boot is not 'panic'"
+		;;
+	*)
+		[ "$(field "$d/run" "$last" boot)" != hang ] || why="guest hung"
+		[ "$(field "$d/run" "$last" green)" = False ] || why="row is green"
+		;;
+	esac
+	[ $rc -ne 0 ] || [ "$f" = not-applying ] || why="$why; run exited 0"
+	if [ -z "$why" ]; then
+		pass=$((pass + 1))
+		echo "ok $i $f: caught"
+		grep -E "^  $last: (failed|splat)" "$d/run.log" | head -n 5 | sed 's/^/# /' || true
+	else
+		fail=$((fail + 1))
+		echo "not ok $i $f: ${why#; } (see $d/run.log)"
+	fi
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Step 1, tree: prepare a scratch git tree of the base kernel, outside the
+# repository, and print where it is and which version it holds.
+#
+#   ci/tree.sh v6.12 | v6.1 | /path/to/kernel/tree
+#
+# A name takes Debian's linux-source-<x.y> package (installed if missing);
+# a path takes a copy of that tree (its HEAD commit if it is a git checkout,
+# else the files as they are). The user's tree is only ever read.
+# Prints shell assignments: ZS_TREE, ZS_BASE_DESC, ZS_KVER.
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || die "usage: $0 v6.12|v6.1|PATH"
+base=$1
+trees=$CACHE_DIR/trees
+mkdir -p "$trees"
+
+commit_all() {
+	# Debian's source tree ignores every top-level path (its .gitignore
+	# has "/*"), hence -f.
+	git -C "$1" init -q
+	git -C "$1" add -A -f
+	git -C "$1" -c user.name=zswap-series -c user.email=ci@localhost \
+		commit -q --no-verify -m "$2"
+	git -C "$1" tag -f zs-base >/dev/null
+}
+
+case $base in
+v[0-9]*.[0-9]*)
+	pkg=linux-source-${base#v}
+	"$CI_DIR/deps.sh" "$pkg" || die "cannot install $pkg"
+	debver=$(dpkg-query -W -f='${Version}' "$pkg")
+	tarball=$(dpkg -L "$pkg" | grep -m1 '\.tar\.xz$') ||
+		die "$pkg ships no tarball"
+	tree=$trees/$pkg-$debver
+	desc="Debian $pkg $debver"
+	if [ ! -e "$tree/.git/zs-ready" ]; then
+		say "tree: unpacking $tarball"
+		rm -rf "$tree" "$tree.tmp"
+		mkdir -p "$tree.tmp"
+		tar -C "$tree.tmp" -xf "$tarball"
+		mv "$tree.tmp"/* "$tree"
+		rmdir "$tree.tmp"
+		say "tree: committing the base into a scratch git tree"
+		commit_all "$tree" "$desc"
+		touch "$tree/.git/zs-ready"
+	fi
+	;;
+*)
+	if [ ! -f "$base/Makefile" ] || [ ! -d "$base/mm" ]; then
+		die "$base: not a kernel tree (no Makefile or mm/)"
+	fi
+	src=$(realpath "$base")
+	key=$(printf '%s' "$src" | sha1sum | cut -c1-12)
+	tree=$trees/user-$key
+	if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
+		[ "$(git -C "$src" rev-parse --show-toplevel)" = "$src" ]; then
+		head=$(git -C "$src" rev-parse HEAD)
+		desc="$src at $(git -C "$src" describe --always --tags HEAD)"
+		[ -z "$(git -C "$src" status --porcelain -uno)" ] ||
+			say "tree: warning: $src has uncommitted changes; using its HEAD"
+		if [ "$(git -C "$tree" rev-parse -q --verify zs-base 2>/dev/null)" != "$head" ]; then
+			say "tree: cloning $src ($head)"
+			rm -rf "$tree"
+			git clone -q --no-checkout "$src" "$tree"
+			git -C "$tree" checkout -q --detach "$head"
+			git -C "$tree" tag -f zs-base >/dev/null
+		fi
+	else
+		desc="$src (plain directory)"
+		say "tree: copying $src"
+		mkdir -p "$tree"
+		rsync -a --delete --exclude=/.git "$src/" "$tree/"
+		rm -rf "$tree/.git"
+		commit_all "$tree" "$desc"
+	fi
+	;;
+esac
+
+# Leave the tree at its base: no half-applied mailbox, no stray files.
+git -C "$tree" am --abort >/dev/null 2>&1 || true
+git -C "$tree" reset -q --hard zs-base
+git -C "$tree" clean -q -f -d -x
+kver=$(make -s -C "$tree" kernelversion 2>/dev/null)
+
+printf 'ZS_TREE=%q\nZS_BASE_DESC=%q\nZS_KVER=%q\n' "$tree" "$desc ($kver)" "$kver"

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zswap state changes while pages are swapped out: turning zswap off must
+ * not lose what it holds, pages swapped out while it is off must bypass it,
+ * and swapoff/swapon cycles with entries in zswap must bring every page
+ * back intact and leave no entries or slots behind.
+ *
+ * Environment: ZSWAP_TOGGLE_PAGES (region, default 8192 pages),
+ * ZSWAP_TOGGLE_CYCLES (swapoff/swapon cycles, default 3).
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "zswap_util.h"
+
+#define TOGGLE_NEEDS (ZSW_NEED_ROOT | ZSW_NEED_SWAP | ZSW_NEED_STATS | \
+		      ZSW_NEED_ZSWAP | ZSW_NEED_PAGEOUT)
+
+FIXTURE(toggle) {
+	char *a, *b;
+	size_t npages;
+	size_t len;
+	int orig_enabled;	/* zswap's setting to restore, -1 if unknown */
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
+	int ndevs;		/* devices turned off, to turn back on */
+};
+
+FIXTURE_SETUP(toggle)
+{
+	self->npages = zsw_region_pages("ZSWAP_TOGGLE_PAGES", ZSW_MIN_PAGES);
+	self->len = self->npages * zsw_page_size();
+	self->a = NULL;
+	self->b = NULL;
+	self->ndevs = 0;
+	self->orig_enabled = zsw_zswap_enabled();
+}
+
+FIXTURE_TEARDOWN(toggle)
+{
+	if (self->ndevs)
+		zsw_swapon_all(self->devs, self->ndevs);
+	if (self->orig_enabled >= 0)
+		zsw_set_zswap_enabled(self->orig_enabled);
+	if (self->a)
+		munmap(self->a, self->len);
+	if (self->b)
+		munmap(self->b, self->len);
+}
+
+TEST_F_TIMEOUT(toggle, disable_while_out, 120)
+{
+	struct zsw_counters base, mid;
+	long swapped, stored;
+	int ret;
+
+	if (!zsw_require(_metadata, TOGGLE_NEEDS))
+		return;
+	if (!zsw_require_free_swap(_metadata, 2 * self->npages + zsw_tolerance()))
+		return;
+
+	ret = zsw_set_zswap_enabled(true);
+	ASSERT_EQ(0, ret)
+		TH_LOG("enabling zswap: %s", strerror(-ret));
+	zsw_counters(&base);
+
+	/* a: into zswap while it is on */
+	self->a = zsw_map(self->len);
+	ASSERT_NE(NULL, self->a);
+	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_ONES, 0);
+	zsw_pageout(_metadata, self->a, self->npages, true);
+
+	ret = zsw_set_zswap_enabled(false);
+	ASSERT_EQ(0, ret)
+		TH_LOG("disabling zswap: %s", strerror(-ret));
+	ASSERT_EQ(-1, zsw_check_range(self->a, 0, self->npages,
+				      ZSW_PAT_ONES, 0))
+		TH_LOG("pages stored with zswap on were lost when turned off");
+
+	/* b: out while zswap is off, compressible, so only "off" keeps it out */
+	self->b = zsw_map(self->len);
+	ASSERT_NE(NULL, self->b);
+	zsw_fill_range(self->b, 0, self->npages, ZSW_PAT_TEXT, 1);
+	zsw_counters(&mid);
+	swapped = zsw_pageout(_metadata, self->b, self->npages, false);
+	stored = zsw_stored_pages();
+	ASSERT_LE(stored, mid.stored)
+		TH_LOG("zswap stored %ld pages while disabled",
+		       stored - mid.stored);
+	ASSERT_GE(zsw_swap_used_pages() - mid.used,
+		  swapped - zsw_tolerance())
+		TH_LOG("the pages did not go to the swap device");
+
+	/* Read b back from the device with zswap on again. */
+	ret = zsw_set_zswap_enabled(true);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(-1, zsw_check_range(self->b, 0, self->npages,
+				      ZSW_PAT_TEXT, 1));
+
+	ASSERT_EQ(0, munmap(self->a, self->len));
+	ASSERT_EQ(0, munmap(self->b, self->len));
+	self->a = NULL;
+	self->b = NULL;
+	zsw_assert_baseline(_metadata, &base, "munmap");
+}
+
+TEST_F_TIMEOUT(toggle, swapoff_cycles, 240)
+{
+	unsigned long c, cycles = zsw_env_ulong("ZSWAP_TOGGLE_CYCLES", 3);
+	struct zsw_counters base;
+	long stored;
+	int ret;
+
+	if (!zsw_require(_metadata, TOGGLE_NEEDS | ZSW_NEED_ZSWAP_ON))
+		return;
+	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
+		return;
+
+	zsw_counters(&base);
+	self->a = zsw_map(self->len);
+	ASSERT_NE(NULL, self->a);
+	for (c = 0; c < cycles; c++) {
+		/* New contents each cycle: stale data would not match. */
+		zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_TEXT, c);
+		zsw_pageout(_metadata, self->a, self->npages, true);
+
+		ret = zsw_swapoff_all(self->devs, &self->ndevs);
+		ASSERT_GT(ret, 0)
+			TH_LOG("cycle %lu: swapoff: %s", c, strerror(-ret));
+		ASSERT_EQ(0, zsw_count_swapped(self->a, self->npages));
+		stored = zsw_stored_pages();
+		ASSERT_LE(stored, base.stored + zsw_tolerance())
+			TH_LOG("cycle %lu: %ld zswap entries left with swap off",
+			       c, stored - base.stored);
+		ASSERT_EQ(-1, zsw_check_range(self->a, 0, self->npages,
+					      ZSW_PAT_TEXT, c))
+			TH_LOG("cycle %lu: data lost by swapoff", c);
+
+		ASSERT_EQ(0, zsw_swapon_all(self->devs, self->ndevs));
+		self->ndevs = 0;
+		zsw_assert_baseline(_metadata, &base, "swapon");
+	}
+	ASSERT_EQ(0, munmap(self->a, self->len));
+	self->a = NULL;
+	zsw_assert_baseline(_metadata, &base, "munmap");
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,850 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the zswap selftests: zswap and swap counters, swap
+ * entries from /proc/self/pagemap, page patterns, memory cgroup setup and
+ * the "counters are back to baseline" check.
+ *
+ * Include after kselftest_harness.h: some helpers use its ASSERT and SKIP
+ * macros and take the harness' _metadata.
+ */
+#ifndef __ZSWAP_UTIL_H
+#define __ZSWAP_UTIL_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/vfs.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+
+#define ZSW_STORED_PAGES	"/sys/kernel/debug/zswap/stored_pages"
+#define ZSW_DEBUGFS		"/sys/kernel/debug"
+#define ZSW_ENABLED		"/sys/module/zswap/parameters/enabled"
+#define ZSW_CGROUP_DIR		"/sys/fs/cgroup"
+#define ZSW_DEBUGFS_MAGIC	0x64626720
+
+/* Swap slots per zswap tree (SWAP_ADDRESS_SPACE_PAGES, 64 MiB of 4 KiB) */
+#define ZSW_TREE_SLOTS		16384UL
+/* Slots a CPU may cache for allocation and as many for freeing */
+#define ZSW_SLOT_CACHE		64L
+/* Smallest region the leak checks use: a full leak is far over tolerance */
+#define ZSW_MIN_PAGES		8192UL
+
+#define ZSW_PATH_LEN		256
+#define ZSW_MAX_SWAPS		8
+
+#ifndef BIT_ULL
+#define BIT_ULL(nr)		(1ULL << (nr))
+#endif
+
+/* /proc/<pid>/pagemap layout, Documentation/admin-guide/mm/pagemap.rst */
+#define ZSW_PM_PRESENT		BIT_ULL(63)
+#define ZSW_PM_SWAP		BIT_ULL(62)
+#define ZSW_PM_TYPE_MASK	0x1fULL
+#define ZSW_PM_OFF_SHIFT	5
+#define ZSW_PM_OFF_MASK		((1ULL << 50) - 1)
+
+/*
+ * Diagnostics for helpers without the harness' _metadata. stderr as for
+ * TH_LOG: unbuffered, so nothing is lost when a test process calls _exit().
+ */
+#define zsw_log(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
+
+static inline unsigned long zsw_page_size(void)
+{
+	return (unsigned long)sysconf(_SC_PAGESIZE);
+}
+
+/* Sizes and durations can be overridden from the environment. */
+static inline unsigned long zsw_env_ulong(const char *name, unsigned long def)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end) {
+		zsw_log("ignoring bad %s=%s", name, s);
+		return def;
+	}
+	return v;
+}
+
+static inline double zsw_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline long zsw_read_long(const char *path)
+{
+	long v = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static inline int zsw_write_str(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t ret;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, len);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	if (ret < 0)
+		return ret;
+	return (size_t)ret == len ? 0 : -EIO;
+}
+
+/* zswap's count of stored pages, -1 when debugfs or zswap is missing */
+static inline long zsw_stored_pages(void)
+{
+	return zsw_read_long(ZSW_STORED_PAGES);
+}
+
+static inline bool zsw_debugfs_ready(void)
+{
+	struct statfs sfs;
+
+	if (!access(ZSW_STORED_PAGES, R_OK))
+		return true;
+	/* A bare initramfs may not have mounted debugfs yet. */
+	if (!statfs(ZSW_DEBUGFS, &sfs) && sfs.f_type != ZSW_DEBUGFS_MAGIC)
+		mount("debugfs", ZSW_DEBUGFS, "debugfs", 0, NULL);
+	return !access(ZSW_STORED_PAGES, R_OK);
+}
+
+/* 1 when zswap is enabled, 0 when disabled, -1 when not built in */
+static inline int zsw_zswap_enabled(void)
+{
+	char c = 0;
+	FILE *f;
+
+	f = fopen(ZSW_ENABLED, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, " %c", &c) != 1)
+		c = 0;
+	fclose(f);
+	if (c == 'Y' || c == 'y' || c == '1')
+		return 1;
+	if (c == 'N' || c == 'n' || c == '0')
+		return 0;
+	return -1;
+}
+
+static inline int zsw_set_zswap_enabled(bool on)
+{
+	return zsw_write_str(ZSW_ENABLED, on ? "Y" : "N");
+}
+
+struct zsw_swapdev {
+	char path[ZSW_PATH_LEN];
+	long size_kib;
+	long used_kib;
+	int prio;
+};
+
+/* Parse /proc/swaps; returns the number of active devices or -1. */
+static inline int zsw_swaps(struct zsw_swapdev *devs, int max)
+{
+	struct zsw_swapdev d;
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/proc/swaps", "r");
+	if (!f)
+		return -1;
+	/* The first line is a header. */
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s %*s %ld %ld %d", d.path, &d.size_kib,
+			   &d.used_kib, &d.prio) != 4)
+			continue;
+		if (n < max)
+			devs[n] = d;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Sum of 'Used' over all swap devices, in pages; -1 on error */
+static inline long zsw_swap_used_pages(void)
+{
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
+	long kib = 0;
+	int i, n;
+
+	n = zsw_swaps(devs, ZSW_MAX_SWAPS);
+	if (n < 0 || n > ZSW_MAX_SWAPS)
+		return -1;
+	for (i = 0; i < n; i++)
+		kib += devs[i].used_kib;
+	return kib / (long)(zsw_page_size() / 1024);
+}
+
+/* Free swap over all devices, in pages */
+static inline long zsw_swap_free_pages(void)
+{
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
+	long kib = 0;
+	int i, n;
+
+	n = zsw_swaps(devs, ZSW_MAX_SWAPS);
+	if (n < 0 || n > ZSW_MAX_SWAPS)
+		return 0;
+	for (i = 0; i < n; i++)
+		kib += devs[i].size_kib - devs[i].used_kib;
+	return kib / (long)(zsw_page_size() / 1024);
+}
+
+/* Largest swap device, in pages */
+static inline long zsw_swap_max_dev_pages(void)
+{
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
+	long kib = 0;
+	int i, n;
+
+	n = zsw_swaps(devs, ZSW_MAX_SWAPS);
+	for (i = 0; i < n && i < ZSW_MAX_SWAPS; i++)
+		if (devs[i].size_kib > kib)
+			kib = devs[i].size_kib;
+	return kib / (long)(zsw_page_size() / 1024);
+}
+
+/*
+ * Turn off every active swap device, remembering them in @devs so that
+ * zsw_swapon_all() can bring them back. Returns the number turned off
+ * (also stored in *@n) or -errno.
+ */
+static inline int zsw_swapoff_all(struct zsw_swapdev *devs, int *n)
+{
+	int i, cnt;
+
+	*n = 0;
+	cnt = zsw_swaps(devs, ZSW_MAX_SWAPS);
+	if (cnt < 0)
+		return -ENOENT;
+	if (cnt > ZSW_MAX_SWAPS)
+		return -E2BIG;
+	for (i = 0; i < cnt; i++) {
+		if (swapoff(devs[i].path))
+			return -errno;
+		*n = i + 1;
+	}
+	return cnt;
+}
+
+/* Turn the devices recorded by zsw_swapoff_all() back on. */
+static inline int zsw_swapon_all(const struct zsw_swapdev *devs, int n)
+{
+	int i, flags, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		flags = 0;
+		/* Negative priorities are assigned by the kernel. */
+		if (devs[i].prio >= 0)
+			flags = SWAP_FLAG_PREFER |
+				((devs[i].prio << SWAP_FLAG_PRIO_SHIFT) &
+				 SWAP_FLAG_PRIO_MASK);
+		if (swapon(devs[i].path, flags) && errno != EBUSY)
+			ret = -errno;
+	}
+	return ret;
+}
+
+/* Read the pagemap entries of @npages pages starting at @addr. */
+static inline int zsw_pagemap(const void *addr, size_t npages, uint64_t *ents)
+{
+	size_t len = npages * sizeof(*ents), done = 0;
+	off_t pos = (uintptr_t)addr / zsw_page_size() * sizeof(*ents);
+	ssize_t ret;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ret = pread(fd, (char *)ents + done, len - done, pos + done);
+		if (ret <= 0) {
+			ret = ret ? -errno : -EIO;
+			close(fd);
+			return ret;
+		}
+		done += ret;
+	}
+	close(fd);
+	return 0;
+}
+
+static inline bool zsw_pm_swapped(uint64_t ent)
+{
+	return (ent & ZSW_PM_SWAP) && !(ent & ZSW_PM_PRESENT);
+}
+
+static inline unsigned int zsw_pm_type(uint64_t ent)
+{
+	return ent & ZSW_PM_TYPE_MASK;
+}
+
+static inline unsigned long zsw_pm_offset(uint64_t ent)
+{
+	return (ent >> ZSW_PM_OFF_SHIFT) & ZSW_PM_OFF_MASK;
+}
+
+/* Swap offset of the page at @addr, -1 when it is not swapped out */
+static inline long zsw_swap_offset(const void *addr)
+{
+	uint64_t ent;
+
+	if (zsw_pagemap(addr, 1, &ent) || !zsw_pm_swapped(ent))
+		return -1;
+	return zsw_pm_offset(ent);
+}
+
+/* How many of @npages pages at @addr are swapped out; -1 on error */
+static inline long zsw_count_swapped(const void *addr, size_t npages)
+{
+	uint64_t *ents;
+	long cnt = 0;
+	size_t i;
+
+	ents = malloc(npages * sizeof(*ents));
+	if (!ents)
+		return -1;
+	if (zsw_pagemap(addr, npages, ents)) {
+		free(ents);
+		return -1;
+	}
+	for (i = 0; i < npages; i++)
+		cnt += zsw_pm_swapped(ents[i]);
+	free(ents);
+	return cnt;
+}
+
+/* Private anonymous region of 4 KiB pages (zswap does not store THPs). */
+static inline void *zsw_map(size_t len)
+{
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	return p;
+}
+
+enum zsw_pattern {
+	ZSW_PAT_ZERO,	/* every byte 0: zeromap in v6.12, zswap in v6.1 */
+	ZSW_PAT_ONES,	/* every byte 0x01: same-filled before v6.12 */
+	ZSW_PAT_TEXT,	/* repeated text carrying page index and tag */
+	ZSW_PAT_RANDOM,	/* pseudo-random from index and tag: incompressible */
+	ZSW_PAT_MIXED,	/* one page in four filled with a tag byte, else text */
+};
+
+static inline const char *zsw_pattern_name(enum zsw_pattern pat)
+{
+	switch (pat) {
+	case ZSW_PAT_ZERO:
+		return "zero";
+	case ZSW_PAT_ONES:
+		return "0x01";
+	case ZSW_PAT_TEXT:
+		return "text";
+	case ZSW_PAT_RANDOM:
+		return "random";
+	case ZSW_PAT_MIXED:
+		return "mixed";
+	}
+	return "?";
+}
+
+static inline void zsw_fill_page(void *page, enum zsw_pattern pat,
+				 unsigned long idx, unsigned long tag)
+{
+	unsigned long ps = zsw_page_size();
+	char line[128], *p = page;
+	uint64_t x, *w = page;
+	unsigned long i, n;
+
+	switch (pat) {
+	case ZSW_PAT_ZERO:
+		memset(page, 0, ps);
+		return;
+	case ZSW_PAT_ONES:
+		memset(page, 0x01, ps);
+		return;
+	case ZSW_PAT_RANDOM:
+		/* xorshift64, seeded so that every page and tag differs */
+		x = (idx + 1) * 0x9e3779b97f4a7c15ULL ^ (tag + 1) * 0xbf58476d1ce4e5b9ULL;
+		x |= 1;	/* xorshift never leaves 0 */
+		for (i = 0; i < ps / sizeof(*w); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w[i] = x;
+		}
+		return;
+	case ZSW_PAT_MIXED:
+		if (idx % 4 == 0)
+			memset(page, 0x10 + (tag & 0x7f), ps);
+		else
+			zsw_fill_page(page, ZSW_PAT_TEXT, idx, tag);
+		return;
+	case ZSW_PAT_TEXT:
+		n = snprintf(line, sizeof(line),
+			     "zswap selftest page %lu tag %lu: the quick brown fox jumps over the lazy dog\n",
+			     idx, tag);
+		for (i = 0; i < ps; i += n)
+			memcpy(p + i, line, ps - i < n ? ps - i : n);
+		return;
+	}
+}
+
+/* Byte offset of the first difference from the pattern, or -1 */
+static inline long zsw_page_diff(const void *page, enum zsw_pattern pat,
+				 unsigned long idx, unsigned long tag)
+{
+	static __thread char *expect;
+	unsigned long ps = zsw_page_size(), i;
+	const unsigned char *p = page;
+
+	if (!expect) {
+		expect = malloc(ps);
+		if (!expect)
+			return 0;
+	}
+	zsw_fill_page(expect, pat, idx, tag);
+	if (!memcmp(page, expect, ps))
+		return -1;
+	for (i = 0; i < ps; i++)
+		if (p[i] != (unsigned char)expect[i])
+			break;
+	return i;
+}
+
+static inline void zsw_fill_range(char *base, size_t first, size_t n,
+				  enum zsw_pattern pat, unsigned long tag)
+{
+	unsigned long ps = zsw_page_size();
+	size_t i;
+
+	for (i = first; i < first + n; i++)
+		zsw_fill_page(base + i * ps, pat, i, tag);
+}
+
+/*
+ * Check pages [first, first + n) of the region at @base, page i holding
+ * the pattern for index i. Returns the index of the first bad page, or -1;
+ * the first few mismatches are logged.
+ */
+static inline long zsw_check_range(const char *base, size_t first, size_t n,
+				   enum zsw_pattern pat, unsigned long tag)
+{
+	unsigned long ps = zsw_page_size();
+	long bad = -1, nbad = 0, off;
+	size_t i;
+
+	for (i = first; i < first + n; i++) {
+		off = zsw_page_diff(base + i * ps, pat, i, tag);
+		if (off < 0)
+			continue;
+		if (nbad++ < 4)
+			zsw_log("page %zu (%s, tag %lu): byte %ld is 0x%02x",
+				i, zsw_pattern_name(pat), tag, off,
+				(unsigned char)base[i * ps + off]);
+		if (bad < 0)
+			bad = i;
+	}
+	if (nbad)
+		zsw_log("%ld of %zu pages differ", nbad, n);
+	return bad;
+}
+
+struct zsw_memcg {
+	char root[ZSW_PATH_LEN];
+	char path[ZSW_PATH_LEN + 64];
+	bool created;
+	bool entered;
+	char why[3 * ZSW_PATH_LEN];
+};
+
+static inline bool zsw_dir_empty(const char *path)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(path);
+	if (!d)
+		return false;
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return !n;
+}
+
+/* Mount point of cgroup v2; mounts it if nothing is mounted in its place. */
+static inline int zsw_cgroup2_root(char *root, size_t len)
+{
+	char dev[64], dir[ZSW_PATH_LEN], type[64];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %255s %63s %*s %*d %*d", dev, dir, type) == 3) {
+		if (!strcmp(type, "cgroup2")) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	if (!found) {
+		/* A bare initramfs; never cover a cgroup v1 hierarchy. */
+		if (!zsw_dir_empty(ZSW_CGROUP_DIR) ||
+		    mount("cgroup2", ZSW_CGROUP_DIR, "cgroup2", 0, NULL))
+			return -1;
+		snprintf(dir, sizeof(dir), "%s", ZSW_CGROUP_DIR);
+	}
+	snprintf(root, len, "%s", dir);
+	return 0;
+}
+
+static inline bool zsw_file_has_word(const char *path, const char *word)
+{
+	char buf[512], *tok, *save;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (tok = strtok_r(buf, "\n ", &save); tok;
+	     tok = strtok_r(NULL, "\n ", &save))
+		if (!strcmp(tok, word))
+			return true;
+	return false;
+}
+
+/*
+ * Check that cgroup v2 with the memory controller is usable and enable the
+ * controller for the root's children. Returns NULL or why it is not.
+ */
+static inline const char *zsw_memcg_available(char *root, size_t len)
+{
+	char path[ZSW_PATH_LEN + 32];
+
+	if (zsw_cgroup2_root(root, len))
+		return "cgroup v2 is not mounted";
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (!zsw_file_has_word(path, "memory"))
+		return "the memory controller is not available in cgroup v2";
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (!zsw_file_has_word(path, "memory") &&
+	    zsw_write_str(path, "+memory"))
+		return "cannot enable the memory controller for children";
+	return NULL;
+}
+
+static inline int zsw_memcg_write(struct zsw_memcg *cg, const char *dir,
+				  const char *file, const char *val)
+{
+	char path[sizeof(cg->path) + 32];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ret = zsw_write_str(path, val);
+	if (ret)
+		snprintf(cg->why, sizeof(cg->why), "writing '%s' to %s: %s",
+			 val, path, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Create memcg @name under the cgroup v2 root with memory.max @max_bytes.
+ * Returns 0, or -1 with the reason in cg->why. Callers check
+ * zsw_memcg_available() first to tell "unsupported" from "broken".
+ */
+static inline int zsw_memcg_create(struct zsw_memcg *cg, const char *name,
+				   unsigned long max_bytes)
+{
+	const char *why;
+	char val[32];
+
+	why = zsw_memcg_available(cg->root, sizeof(cg->root));
+	if (why) {
+		snprintf(cg->why, sizeof(cg->why), "%s", why);
+		return -1;
+	}
+	snprintf(cg->path, sizeof(cg->path), "%s/%s", cg->root, name);
+	/* A leftover from an earlier, killed run has no tasks: drop it. */
+	rmdir(cg->path);
+	if (mkdir(cg->path, 0755)) {
+		snprintf(cg->why, sizeof(cg->why), "mkdir %s: %s", cg->path,
+			 strerror(errno));
+		return -1;
+	}
+	cg->created = true;
+	snprintf(val, sizeof(val), "%lu", max_bytes);
+	return zsw_memcg_write(cg, cg->path, "memory.max", val);
+}
+
+/* Move the calling process into the memcg. */
+static inline int zsw_memcg_enter(struct zsw_memcg *cg)
+{
+	char pid[32];
+	int ret;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ret = zsw_memcg_write(cg, cg->path, "cgroup.procs", pid);
+	if (!ret)
+		cg->entered = true;
+	return ret;
+}
+
+/* Move the caller back to the root and remove the memcg. */
+static inline void zsw_memcg_destroy(struct zsw_memcg *cg)
+{
+	char pid[32];
+	int i;
+
+	if (cg->entered) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		zsw_memcg_write(cg, cg->root, "cgroup.procs", pid);
+		cg->entered = false;
+	}
+	if (!cg->created)
+		return;
+	/* Removal can race with the exit of the last task: retry briefly. */
+	for (i = 0; i < 50 && rmdir(cg->path) && errno == EBUSY; i++)
+		usleep(20000);
+	cg->created = false;
+}
+
+/*
+ * The v6.12 swap core keeps up to ZSW_SLOT_CACHE allocated slots and as
+ * many freed-but-not-yet-released slots per CPU; a freed slot waiting in
+ * that cache still has its zswap entry. Counters therefore only come back
+ * to baseline within this many pages.
+ */
+static inline long zsw_tolerance(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	return 2 * ZSW_SLOT_CACHE * (cpus > 0 ? cpus : 1);
+}
+
+/* A region size in pages, large enough that a leak exceeds tolerance. */
+static inline size_t zsw_region_pages(const char *env, size_t def)
+{
+	size_t n = zsw_env_ulong(env, def);
+	size_t min = ZSW_MIN_PAGES;
+
+	if ((size_t)zsw_tolerance() * 8 > min)
+		min = zsw_tolerance() * 8;
+	return n < min ? min : n;
+}
+
+struct zsw_counters {
+	long stored;		/* zswap stored_pages, -1 if unknown */
+	long used;		/* swap in use over all devices, pages */
+};
+
+static inline void zsw_counters(struct zsw_counters *c)
+{
+	c->stored = zsw_stored_pages();
+	c->used = zsw_swap_used_pages();
+}
+
+static inline bool zsw_within(const struct zsw_counters *base,
+			      const struct zsw_counters *now)
+{
+	long tol = zsw_tolerance();
+
+	/* Only growth is a leak: caches from before may have drained. */
+	if (base->stored >= 0 && now->stored > base->stored + tol)
+		return false;
+	return now->used <= base->used + tol;
+}
+
+/*
+ * Assert that zswap stored_pages and swap used come back to within
+ * tolerance of @base, polling for up to ZSWAP_SETTLE_MS (2 s).
+ */
+static inline void zsw_assert_baseline(struct __test_metadata *_metadata,
+				       const struct zsw_counters *base,
+				       const char *what)
+{
+	double end = zsw_now() + zsw_env_ulong("ZSWAP_SETTLE_MS", 2000) / 1e3;
+	long tol = zsw_tolerance();
+	struct zsw_counters now;
+
+	for (;;) {
+		zsw_counters(&now);
+		if (zsw_within(base, &now) || zsw_now() > end)
+			break;
+		usleep(50000);
+	}
+	TH_LOG("%s: stored_pages %ld/%ld, swap used %ld/%ld (now/baseline), tolerance %ld",
+	       what, now.stored, base->stored, now.used, base->used, tol);
+	ASSERT_GE(now.used, 0);
+	if (base->stored >= 0)
+		ASSERT_LE(now.stored, base->stored + tol)
+			TH_LOG("%s: %ld zswap entries leaked", what,
+			       now.stored - base->stored);
+	ASSERT_LE(now.used, base->used + tol)
+		TH_LOG("%s: %ld swap slots leaked", what, now.used - base->used);
+}
+
+enum {
+	ZSW_NEED_ROOT		= 1 << 0,
+	ZSW_NEED_SWAP		= 1 << 1,	/* an active swap device */
+	ZSW_NEED_STATS		= 1 << 2,	/* debugfs zswap/stored_pages */
+	ZSW_NEED_ZSWAP		= 1 << 3,	/* zswap built in */
+	ZSW_NEED_ZSWAP_ON	= 1 << 4,	/* ... and enabled */
+	ZSW_NEED_MEMCG		= 1 << 5,	/* cgroup v2 memory controller */
+	ZSW_NEED_PAGEOUT	= 1 << 6,	/* MADV_PAGEOUT */
+};
+
+static inline bool zsw_has_pageout(void)
+{
+	unsigned long ps = zsw_page_size();
+	bool ok;
+	char *p;
+
+	p = zsw_map(ps);
+	if (!p)
+		return false;
+	p[0] = 1;
+	ok = !madvise(p, ps, MADV_PAGEOUT);
+	munmap(p, ps);
+	return ok;
+}
+
+/* NULL when everything in @needs is there, else why the test can't run */
+static inline const char *zsw_missing(unsigned int needs)
+{
+	static char root[ZSW_PATH_LEN];
+	int en;
+
+	if ((needs & ZSW_NEED_ROOT) && geteuid())
+		return "must be run as root";
+	if ((needs & (ZSW_NEED_ZSWAP | ZSW_NEED_ZSWAP_ON))) {
+		en = zsw_zswap_enabled();
+		if (en < 0)
+			return "zswap is not built in (no " ZSW_ENABLED ")";
+		if ((needs & ZSW_NEED_ZSWAP_ON) && !en)
+			return "zswap is disabled";
+	}
+	if ((needs & ZSW_NEED_SWAP) && zsw_swaps(NULL, 0) <= 0)
+		return "no active swap device in /proc/swaps";
+	if ((needs & ZSW_NEED_STATS) && !zsw_debugfs_ready())
+		return "no " ZSW_STORED_PAGES " (debugfs or zswap missing)";
+	if (needs & ZSW_NEED_MEMCG) {
+		const char *why = zsw_memcg_available(root, sizeof(root));
+
+		if (why)
+			return why;
+	}
+	if ((needs & ZSW_NEED_PAGEOUT) && !zsw_has_pageout())
+		return "MADV_PAGEOUT is not supported";
+	return NULL;
+}
+
+/*
+ * Mark the calling test skipped unless everything in @needs is there.
+ * Returns false when the test should return.
+ */
+static inline bool zsw_require(struct __test_metadata *_metadata,
+			       unsigned int needs)
+{
+	const char *why = zsw_missing(needs);
+
+	if (why)
+		SKIP(return false, "%s", why);
+	return true;
+}
+
+/* Likewise, unless @pages pages of swap are free. */
+static inline bool zsw_require_free_swap(struct __test_metadata *_metadata,
+					 long pages)
+{
+	long avail = zsw_swap_free_pages();
+
+	if (avail < pages)
+		SKIP(return false, "need %ld free swap pages, have %ld",
+		     pages, avail);
+	return true;
+}
+
+/*
+ * Swap out @npages pages at @buf with MADV_PAGEOUT and assert that at least
+ * 90% of them left memory. When @in_zswap, also assert that zswap's
+ * stored_pages grew by about as many. Returns the number swapped out.
+ */
+static inline long zsw_pageout(struct __test_metadata *_metadata, char *buf,
+			       size_t npages, bool in_zswap)
+{
+	long stored0 = zsw_stored_pages(), swapped, grew;
+
+	ASSERT_EQ(0, madvise(buf, npages * zsw_page_size(), MADV_PAGEOUT))
+		TH_LOG("MADV_PAGEOUT: %s", strerror(errno));
+	swapped = zsw_count_swapped(buf, npages);
+	ASSERT_GE(swapped, 0);
+	ASSERT_GE(swapped * 10, (long)npages * 9)
+		TH_LOG("only %ld of %zu pages were swapped out", swapped,
+		       npages);
+	if (!in_zswap)
+		return swapped;
+	grew = zsw_stored_pages() - stored0;
+	/* Frees still cached from before may drain meanwhile. */
+	ASSERT_GE(grew, swapped * 9 / 10 - zsw_tolerance())
+		TH_LOG("zswap stored_pages grew by %ld for %ld swapped pages",
+		       grew, swapped);
+	return swapped;
+}
+
+#endif /* __ZSWAP_UTIL_H */
