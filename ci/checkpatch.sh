@@ -7,6 +7,6 @@
 set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: $0 TREE PATCH" >&2; exit 2; }
+patch=$(realpath "$2")
 cd "$1"
-exec perl scripts/checkpatch.pl --strict --color=never \
-	--summary-file "$(realpath "$2")" 2>&1
+exec perl scripts/checkpatch.pl --strict --color=never --summary-file "$patch" 2>&1

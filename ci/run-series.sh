@@ -43,16 +43,18 @@ if [ -z "$series" ]; then
 fi
 [ -f "$series" ] || die "series file $series not found"
 series=$(realpath "$series")
+# Series entries are relative to patches/ (this repository's series) or to
+# the series file's own folder (a series of your own); quilt needs to know
+# which, as QUILT_PATCHES.
 patches=()
-while read -r p; do
-	if [ -f "$REPO_DIR/patches/$p" ]; then
-		patches+=("$REPO_DIR/patches/$p")
-	elif [ -f "$(dirname "$series")/$p" ]; then
-		patches+=("$(dirname "$series")/$p")
-	else
-		die "series $series names $p, which is neither under patches/ nor beside it"
-	fi
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+mapfile -t entries < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+qpatches=$REPO_DIR/patches
+[ -f "$qpatches/${entries[0]:-none}" ] || qpatches=$(dirname "$series")
+for p in "${entries[@]}"; do
+	[ -f "$qpatches/$p" ] ||
+		die "series $series names $p, which is not in $qpatches"
+	patches+=("$qpatches/$p")
+done
 
 tag=$(basename "$tree")
 results=${results:-$REPO_DIR/results/$(date +%Y%m%d-%H%M%S)-$tag}
@@ -70,7 +72,7 @@ say "results: $results"
 
 # The series must also go on with quilt, as maintainers carry it that way.
 qlog=$results/quilt.log
-if (cd "$tree" && QUILT_PATCHES=$(dirname "$series") QUILT_SERIES=$series \
+if (cd "$tree" && QUILT_PATCHES=$qpatches QUILT_SERIES=$series \
 	QUILT_PC=.pc quilt push -a -q && quilt pop -a -q) >"$qlog" 2>&1 &&
 	[ -z "$(git -C "$tree" status --porcelain)" ]; then
 	quilt=ok

@@ -183,11 +183,13 @@ def row(r):
 
 def table(run):
     rows = []
-    for name in sorted(os.listdir(run)):
+    for name in os.listdir(run):
         p = os.path.join(run, name, "result.json")
         if os.path.exists(p):
             with open(p) as f:
                 rows.append(json.load(f))
+    rows.sort(key=lambda r: (int(r.get("point", 0)),
+                             r.get("config") != "default"))
     head = read(os.path.join(run, "header")).rstrip()
     lines = [head, ""] if head else []
     fmt = "  ".join(f"{{:<{w}}}" for _, w in COLS)

@@ -195,7 +195,7 @@ TEST_F_TIMEOUT(mt, tree_first_slot, 240)
 	uint64_t keys[MT_MAX_FIRST];
 	size_t *first, *rest, nf = 0, nr = 0, nk = 0, i, k;
 	unsigned long ps = zsw_page_size();
-	long stored0, stored1;
+	long stored0, stored1, nonzero = 0;
 	bool in_tree;
 
 	if (!zsw_require(_metadata, MT_NEEDS))
@@ -250,11 +250,13 @@ TEST_F_TIMEOUT(mt, tree_first_slot, 240)
 
 	/* Freed pages read as zero, all others still hold their data. */
 	for (i = 0; i < nf; i++)
-		ASSERT_EQ(-1, zsw_page_diff(self->buf + first[i] * ps,
-					    ZSW_PAT_ZERO, first[i], 0));
+		nonzero += zsw_page_diff(self->buf + first[i] * ps,
+					 ZSW_PAT_ZERO, first[i], 0) >= 0;
 	for (i = 0; i < nr; i++)
-		ASSERT_EQ(-1, zsw_page_diff(self->buf + rest[i] * ps,
-					    ZSW_PAT_ZERO, rest[i], 0));
+		nonzero += zsw_page_diff(self->buf + rest[i] * ps,
+					 ZSW_PAT_ZERO, rest[i], 0) >= 0;
+	ASSERT_EQ(0, nonzero)
+		TH_LOG("%ld freed pages do not read as zero", nonzero);
 	for (i = 0; i < nf; i++)
 		memset(self->buf + first[i] * ps, 0x01, ps);
 	for (i = 0; i < nr; i++)

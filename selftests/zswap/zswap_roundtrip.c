@@ -72,7 +72,7 @@ static unsigned int roundtrip_needs(const FIXTURE_VARIANT(roundtrip) *variant)
 	return needs;
 }
 
-/* Read every page back (swapping it in) and check it stayed in memory. */
+/* Read every page back, swapping it in, and compare every byte. */
 static void check_back_in(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(roundtrip) *self,
 			  const FIXTURE_VARIANT(roundtrip) *variant)
