@@ -10,6 +10,8 @@
 #     --timeout S    wall-clock limit (default 1200)
 #     --accel A      kvm | tcg | icount (default: $ZS_ACCEL, else tcg)
 #     --append STR   more kernel command line (zs.* options: ci/guest/init)
+#     --drive FILE   attach FILE as a raw virtio-blk disk, /dev/vda in the
+#                    guest (needs configs/bench.config; default: none)
 #
 # Writes OUTDIR/console.log (ttyS0, the kernel's) and OUTDIR/ktap.txt
 # (ttyS1, the tests'). Exit: 0 the guest finished, 2 it stopped without
@@ -18,7 +20,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-smp=2 mem=2048 swap_mib=1024 limit=1200 accel=${ZS_ACCEL:-tcg} append=""
+smp=2 mem=2048 swap_mib=1024 limit=1200 accel=${ZS_ACCEL:-tcg} append="" drive=""
 while [ $# -gt 3 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 3 ]; do
 	--timeout) limit=$2 ;;
 	--accel) accel=$2 ;;
 	--append) append=$2 ;;
+	--drive) drive=$2 ;;
 	*) die "boot: unknown option $1" ;;
 	esac
 	shift 2
@@ -46,20 +49,30 @@ icount) acc=(-accel tcg -icount "shift=0,align=off,sleep=off" -cpu max); smp=1 ;
 esac
 bios=()
 [ -f /usr/share/qemu/qboot.rom ] && bios=(-bios /usr/share/qemu/qboot.rom)
+disk=()
+if [ -n "$drive" ]; then
+	[ -f "$drive" ] || die "boot: --drive $drive: no such file"
+	# cache=unsafe: the file is scratch (e.g. in /dev/shm), never flushed.
+	disk=(-drive "file=$drive,format=raw,if=virtio,cache=unsafe")
+fi
 
-# panic=-1: a panicking guest reboots at once, and -no-reboot ends QEMU.
-cmdline="console=ttyS0 panic=-1 loglevel=6"
+# panic=-1: a panicking guest reboots at once, and -no-reboot ends QEMU;
+# oops=panic: an Oops leaves the kernel in no state to go on testing.
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=6"
 cmdline+=" brd.rd_nr=1 brd.rd_size=$((swap_mib * 1024)) $append"
 
 qemu-system-x86_64 -nodefaults -no-reboot -display none -M pc \
-	"${bios[@]}" "${acc[@]}" -smp "$smp" -m "$mem" \
+	"${bios[@]}" "${acc[@]}" -smp "$smp" -m "$mem" "${disk[@]}" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-serial "file:$out/console.log" -serial "file:$out/ktap.txt" \
 	>"$out/qemu.log" 2>&1 &
 qpid=$!
 echo "$cmdline" >"$out/cmdline"
 
+STALL_RE='rcu: INFO: .*stall|soft lockup|hard LOCKUP|blocked for more than'
+STALL_GRACE=120
 start=$(date +%s)
+stalled=""
 seen=0
 rc=0
 while kill -0 "$qpid" 2>/dev/null; do
@@ -69,6 +82,16 @@ while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$now" -gt "$seen" ]; then
 		say "boot: $(grep '^# running ' "$out/ktap.txt" | tail -n1 | cut -c3-)"
 		seen=$now
+	fi
+	# A stall or lockup rarely recovers: give the guest a little while,
+	# then stop it rather than wait out the whole limit.
+	if [ -z "$stalled" ] && grep -qE "$STALL_RE" "$out/console.log"; then
+		stalled=$(date +%s)
+		say "boot: the kernel reports a stall or lockup"
+	fi
+	if [ -n "$stalled" ] && [ $(($(date +%s) - stalled)) -ge "$STALL_GRACE" ]; then
+		say "boot: still running ${STALL_GRACE}s after a stall, killing the guest"
+		limit=0
 	fi
 	if [ $(($(date +%s) - start)) -ge "$limit" ]; then
 		say "boot: no end after ${limit}s, killing the guest"

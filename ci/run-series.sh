@@ -100,6 +100,17 @@ with open(sys.argv[1] + "/meta.json", "w") as f:
 	json.dump(dict(point=k, patch=name, config=config, seconds=int(secs)), f)' "$@"
 }
 
+# boot_profile DIR STEP OUT LIMIT OPTS: boot DIR/bzImage, record STEP's status.
+boot_profile() {
+	local rc=0
+	"$CI_DIR/boot.sh" --timeout "$4" --append "$5" "$1/bzImage" "$initrd" "$3" || rc=$?
+	case $rc in
+	0) echo "$2 ok" ;;
+	3) echo "$2 hang" ;;
+	*) if grep -q 'Kernel panic' "$3/console.log"; then echo "$2 panic"; else echo "$2 fail"; fi ;;
+	esac >>"$1/steps"
+}
+
 # run_point K NAME CONFIG: build and boot the tree as it is now.
 run_point() {
 	local k=$1 name=$2 config=$3 d t0 frags bdir limit
@@ -124,13 +135,14 @@ run_point() {
 			say "boot: accelerator $ZS_ACCEL"
 		fi
 		say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
-		local rc=0
-		"$CI_DIR/boot.sh" --timeout "$limit" "$d/bzImage" "$initrd" "$d" || rc=$?
-		case $rc in
-		0) echo "boot ok" ;;
-		3) echo "boot hang" ;;
-		*) if grep -q 'Kernel panic' "$d/console.log"; then echo "boot panic"; else echo "boot fail"; fi ;;
-		esac >>"$d/steps"
+		boot_profile "$d" boot "$d" "$limit" ""
+		# The other boots of ci/profiles, where the image has their tests.
+		local pname popts
+		while read -r pname popts; do
+			grep -qx "tests-$pname.list" "$results/image/lists" || continue
+			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
+			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts"
+		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/profiles")
 		rm -f "$d/bzImage"
 	else
 		echo "build fail" >>"$d/steps"

@@ -135,10 +135,25 @@ def point(d):
         k, _, v = line.partition(" ")
         steps[k] = v.strip()
     meta = json.loads(read(os.path.join(d, "meta.json")) or "{}")
-    plan, tests = parse_ktap(read(os.path.join(d, "ktap.txt")))
+    # The main boot writes into DIR, the other boots (ci/profiles) into
+    # DIR/<profile>; their tests are named <profile>:<test>.
+    boots = [("", d)] + sorted(
+        (name + ":", os.path.join(d, name)) for name in os.listdir(d)
+        if os.path.isfile(os.path.join(d, name, "ktap.txt")))
+    plan, tests, splats = None, [], []
+    for prefix, bd in boots:
+        p, t = parse_ktap(read(os.path.join(bd, "ktap.txt")))
+        if p is not None:
+            plan = (plan or 0) + p
+        for x in t:
+            x["name"] = prefix + x["name"]
+            for leaf in x["leaves"]:
+                leaf["name"] = prefix + leaf["name"]
+        tests += t
+        console = read(os.path.join(bd, "console.log")).replace("\r", "")
+        splats += [prefix + ln for ln in console.splitlines()
+                   if SPLAT_RE.search(ln)]
     leaves = [x for t in tests for x in t["leaves"]]
-    console = read(os.path.join(d, "console.log")).replace("\r", "")
-    splats = [ln for ln in console.splitlines() if SPLAT_RE.search(ln)]
     res = dict(meta)
     res.update(steps)
     res.update({
@@ -152,6 +167,8 @@ def point(d):
     })
     ran_steps = [v for v in steps.values() if v != "skip"]
     booted = steps.get("boot") == "ok"
+    res["failures"] += [f"step {k}: {v}" for k, v in steps.items()
+                        if v not in ("ok", "skip")]
     res["green"] = bool(ran_steps) and all(v == "ok" for v in ran_steps) and (
         not booted or (plan is not None and plan == len(tests) and plan > 0
                        and res["failed"] == 0 and not splats))

@@ -63,9 +63,19 @@ FIXTURE_TEARDOWN(mt)
 static void spread_out(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(mt) *self)
 {
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
 	unsigned long lo = ~0UL, hi = 0, off;
 	uint64_t *keys;
 	size_t i, n = 0, trees = 0;
+	int ndevs;
+
+	/*
+	 * Start from a freshly enabled device: its allocator hands out the
+	 * lowest clusters first, so swapping out more than 64 MiB reaches the
+	 * first slot of the second and later trees.
+	 */
+	ASSERT_LE(0, zsw_swapoff_all(devs, &ndevs));
+	ASSERT_EQ(0, zsw_swapon_all(devs, ndevs));
 
 	zsw_counters(&self->base);
 	self->buf = zsw_map(self->len);

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -218,6 +219,26 @@ static inline long zsw_swap_used_pages(void)
 	return kib / (long)(zsw_page_size() / 1024);
 }
 
+/*
+ * Whether every active swap device is a ram disk (brd) or zram: swapping a
+ * page in from those frees its slot at once, it does not stay in the swap
+ * cache, so swap charges match the swapped-out pages exactly.
+ */
+static inline bool zsw_swap_synchronous(void)
+{
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
+	int i, n;
+
+	n = zsw_swaps(devs, ZSW_MAX_SWAPS);
+	if (n <= 0 || n > ZSW_MAX_SWAPS)
+		return false;
+	for (i = 0; i < n; i++)
+		if (strncmp(devs[i].path, "/dev/ram", 8) &&
+		    strncmp(devs[i].path, "/dev/zram", 9))
+			return false;
+	return true;
+}
+
 /* Free swap over all devices, in pages */
 static inline long zsw_swap_free_pages(void)
 {
@@ -376,7 +397,11 @@ enum zsw_pattern {
 	ZSW_PAT_TEXT,	/* repeated text carrying page index and tag */
 	ZSW_PAT_RANDOM,	/* pseudo-random from index and tag: incompressible */
 	ZSW_PAT_MIXED,	/* one page in four filled with a tag byte, else text */
+	ZSW_PAT_SPARSE,	/* zero but for index and tag at both ends: cheap */
 };
+
+/* Marks a ZSW_PAT_SPARSE page, so that it is never all zero */
+#define ZSW_SPARSE_MAGIC	0x7a73776170706167ULL
 
 static inline const char *zsw_pattern_name(enum zsw_pattern pat)
 {
@@ -391,6 +416,8 @@ static inline const char *zsw_pattern_name(enum zsw_pattern pat)
 		return "random";
 	case ZSW_PAT_MIXED:
 		return "mixed";
+	case ZSW_PAT_SPARSE:
+		return "sparse";
 	}
 	return "?";
 }
@@ -426,6 +453,14 @@ static inline void zsw_fill_page(void *page, enum zsw_pattern pat,
 			memset(page, 0x10 + (tag & 0x7f), ps);
 		else
 			zsw_fill_page(page, ZSW_PAT_TEXT, idx, tag);
+		return;
+	case ZSW_PAT_SPARSE:
+		memset(page, 0, ps);
+		n = ps / sizeof(*w);
+		w[0] = ZSW_SPARSE_MAGIC;
+		w[1] = idx;
+		w[2] = tag;
+		memcpy(&w[n - 3], w, 3 * sizeof(*w));
 		return;
 	case ZSW_PAT_TEXT:
 		n = snprintf(line, sizeof(line),
@@ -665,6 +700,49 @@ static inline void zsw_memcg_destroy(struct zsw_memcg *cg)
 }
 
 /*
+ * The number after @key at the start of a line (memory.stat, vmstat,
+ * meminfo with its colon), -1 if there is none
+ */
+static inline long zsw_read_key(const char *path, const char *key)
+{
+	char line[256], name[64];
+	long v, ret = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", name, &v) == 2 &&
+		    !strcmp(name, key)) {
+			ret = v;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* A number from the memcg's @file, -1 when it cannot be read */
+static inline long zsw_memcg_read(const struct zsw_memcg *cg, const char *file)
+{
+	char path[sizeof(cg->path) + 32];
+
+	snprintf(path, sizeof(path), "%s/%s", cg->path, file);
+	return zsw_read_long(path);
+}
+
+/* @key of the memcg's "key value" @file (memory.stat, memory.events) */
+static inline long zsw_memcg_key(const struct zsw_memcg *cg, const char *file,
+				 const char *key)
+{
+	char path[sizeof(cg->path) + 32];
+
+	snprintf(path, sizeof(path), "%s/%s", cg->path, file);
+	return zsw_read_key(path, key);
+}
+
+/*
  * The v6.12 swap core keeps up to ZSW_SLOT_CACHE allocated slots and as
  * many freed-but-not-yet-released slots per CPU; a freed slot waiting in
  * that cache still has its zswap entry. Counters therefore only come back
@@ -686,6 +764,64 @@ static inline size_t zsw_region_pages(const char *env, size_t def)
 	if ((size_t)zsw_tolerance() * 8 > min)
 		min = zsw_tolerance() * 8;
 	return n < min ? min : n;
+}
+
+/* Run the calling thread on @cpu only, or on every CPU when @cpu < 0. */
+static inline int zsw_pin_cpu(int cpu)
+{
+	long i, n = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu >= 0)
+		CPU_SET(cpu, &set);
+	for (i = 0; cpu < 0 && i < n && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/*
+ * Empty the per-CPU caches of freed swap slots (v6.12 swap_slots.c, up to
+ * ZSW_SLOT_CACHE slots a CPU): a slot waiting there is still in use and
+ * still charged to its memcg. On every CPU in turn, swap out single pages
+ * and write-fault them back in, more than a cache holds: each fault frees
+ * one slot into the CPU's cache, which returns everything it held once it
+ * is full. Afterwards only this helper's own slots can be cached. Returns
+ * 0 or -errno.
+ */
+static inline int zsw_flush_freed_slots(void)
+{
+	size_t npages = 2 * ZSW_SLOT_CACHE + 2, i;
+	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long ps = zsw_page_size();
+	cpu_set_t old;
+	int ret = 0;
+	char *p;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return -errno;
+	p = zsw_map(npages * ps);
+	if (!p)
+		return -ENOMEM;
+	for (cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE && !ret; cpu++) {
+		if (zsw_pin_cpu(cpu))
+			continue;	/* offline */
+		for (i = 0; i < npages; i++)
+			p[i * ps] = 1;
+		if (madvise(p, npages * ps, MADV_PAGEOUT)) {
+			ret = -errno;
+			break;
+		}
+		if (zsw_count_swapped(p, npages) <= ZSW_SLOT_CACHE)
+			ret = -EAGAIN;
+		/* A write fault frees the slot even from the swap cache. */
+		for (i = 0; i < npages; i++)
+			p[i * ps] = 2;
+	}
+	if (sched_setaffinity(0, sizeof(old), &old) && !ret)
+		ret = -errno;
+	munmap(p, npages * ps);
+	return ret;
 }
 
 struct zsw_counters {
