@@ -5,9 +5,12 @@
 #
 #   ci/build.sh TREE BUILDDIR FRAGMENT...
 #
-# An option a fragment asks for that the tree knows but that did not end up
-# in .config is an error (a dependency is missing); one the tree does not
-# know at all (e.g. CONFIG_MEMCG_V1 before v6.12) is only reported.
+# A later fragment overrides an earlier one. An option the fragments ask
+# for that the tree knows but that did not end up in .config is an error (a
+# dependency is missing); one the tree does not know at all (e.g.
+# CONFIG_MEMCG_V1 before v6.12) is only reported. With ZS_CHECK=last only
+# the last fragment is checked (a variant that turns off what the others
+# need). ARCH comes from the environment (default x86_64).
 set -euo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
@@ -20,6 +23,7 @@ mkdir -p "$build"
 build=$(realpath "$build")
 
 export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=zswap-series
+export ARCH=${ARCH:-x86_64}
 mk() { make -s -C "$tree" O="$build" "$@"; }
 
 mk tinyconfig >/dev/null
@@ -44,7 +48,11 @@ while IFS= read -r line; do
 	else
 		echo "config: $opt does not exist in this tree, ignored"
 	fi
-done < <(grep -hE '^CONFIG_[A-Z0-9_]+=' "${frags[@]}")
+done < <(
+	if [ "${ZS_CHECK:-all}" = last ]; then checked=("${frags[-1]}"); else checked=("${frags[@]}"); fi
+	# The last word on each option wins, as in merge_config.sh.
+	grep -hE '^CONFIG_[A-Z0-9_]+=' "${checked[@]}" | tac | sort -s -u -t= -k1,1
+)
 [ $bad -eq 0 ] || { echo "config: fragments not satisfied" >&2; exit 1; }
 
 jobs=$(nproc)

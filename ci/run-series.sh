@@ -6,16 +6,19 @@
 #
 #   ci/run-series.sh [--base v6.12|v6.1|PATH] [--series FILE]
 #                    [--results DIR] [--debug last|all|none] [--from K]
+#                    [--variants all|last|none] [--only TEST,...]
 #
 # Defaults: --base v6.12 (Debian's linux-source-6.12), the series that goes
 # with the base, results under results/, the debug config (lockdep, KASAN,
 # ...) for the last point. --from K applies patches 1..K-1 without building
-# them and starts at point K. Exit 0 only when every row is green.
+# them and starts at point K. --variants: at which points to also build the
+# configurations of ci/variants (default all). --only: run only these tests,
+# in the main boot only. Exit 0 only when every row is green.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0
+base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0 variants=all only=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -23,12 +26,15 @@ while [ $# -gt 0 ]; do
 	--results) results=$2 ;;
 	--debug) debug=$2 ;;
 	--from) from=$2 ;;
-	-h|--help) sed -n '3,14p' "$0"; exit 0 ;;
+	--variants) variants=$2 ;;
+	--only) only=$2 ;;
+	-h|--help) sed -n '3,17p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift 2
 done
 case $debug in last|all|none) ;; *) die "--debug last|all|none" ;; esac
+case $variants in last|all|none) ;; *) die "--variants last|all|none" ;; esac
 
 "$CI_DIR/deps.sh"
 say "tree: preparing base $base"
@@ -111,6 +117,20 @@ boot_profile() {
 	esac >>"$1/steps"
 }
 
+# build_variants DIR NAME: build the configurations of ci/variants, each in
+# its own build folder, and record a build-<variant> step for each.
+build_variants() {
+	local vname arch frag rc
+	while read -r vname arch frag; do
+		say "[$k/${#patches[@]}] $2: build $vname"
+		rc=ok
+		ARCH=$arch ZS_CHECK=last "$CI_DIR/build.sh" "$tree" \
+			"$CACHE_DIR/build/$tag-variant-$vname" "${frags_default[@]}" \
+			"$REPO_DIR/configs/$frag" >"$1/build-$vname.log" 2>&1 || rc=fail
+		echo "build-$vname $rc" >>"$1/steps"
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/variants")
+}
+
 # run_point K NAME CONFIG: build and boot the tree as it is now.
 run_point() {
 	local k=$1 name=$2 config=$3 d t0 frags bdir limit
@@ -135,10 +155,16 @@ run_point() {
 			say "boot: accelerator $ZS_ACCEL"
 		fi
 		say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
-		boot_profile "$d" boot "$d" "$limit" ""
-		# The other boots of ci/profiles, where the image has their tests.
+		if [ -n "$only" ]; then
+			boot_profile "$d" boot "$d" "$limit" "zs.only=$only"
+		else
+			boot_profile "$d" boot "$d" "$limit" ""
+		fi
+		# The other boots of ci/profiles, where the image has their tests
+		# (not with --only, which picks tests of the main boot).
 		local pname popts
 		while read -r pname popts; do
+			[ -z "$only" ] || break
 			grep -qx "tests-$pname.list" "$results/image/lists" || continue
 			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
 			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts"
@@ -191,6 +217,11 @@ for k in $(seq 0 ${#patches[@]}); do
 		continue
 	fi
 	run_point "$k" "$name" default
+	if [ "$variants" = all ] || { [ "$variants" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
+		d=$results/$(printf '%02d' "$k")-default
+		build_variants "$d" "$name"
+		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
+	fi
 	if [ "$debug" = all ] || { [ "$debug" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
 		steps_pre=""
 		[ "$k" -gt 0 ] && steps_pre=$'apply ok\n'

@@ -186,14 +186,15 @@ COLS = [("point", 6), ("patch", 46), ("config", 7), ("apply", 6),
         ("verdict", 7)]
 
 
-def row(r):
+def row(r, variants):
     plan = "-" if r.get("plan") is None else f"{r['ran']}/{r['plan']}"
     booted = r.get("boot", "skip") == "ok"
     cell = (lambda k: str(r[k]) if booted else "-")
     t = int(r.get("seconds", 0))
     return [r.get("point", "?"), r.get("patch", "")[:46], r.get("config", ""),
             r.get("apply", "-"), r.get("checkpatch", "-"),
-            r.get("build", "-"), r.get("boot", "-"), plan if booted else "-",
+            r.get("build", "-")] + [r.get("build-" + v, "-") for v in variants] + [
+            r.get("boot", "-"), plan if booted else "-",
             cell("passed"), cell("failed"), cell("skipped"), cell("splats"),
             f"{t // 60}:{t % 60:02d}", "GREEN" if r["green"] else "RED"]
 
@@ -209,11 +210,14 @@ def table(run):
                              r.get("config") != "default"))
     head = read(os.path.join(run, "header")).rstrip()
     lines = [head, ""] if head else []
-    fmt = "  ".join(f"{{:<{w}}}" for _, w in COLS)
-    lines.append(fmt.format(*[c for c, _ in COLS]))
-    lines.append(fmt.format(*["-" * w for _, w in COLS]))
+    # Build-only configurations (ci/variants) get a column each.
+    variants = sorted({k[6:] for r in rows for k in r if k.startswith("build-")})
+    cols = COLS[:6] + [(v, max(len(v), 6)) for v in variants] + COLS[6:]
+    fmt = "  ".join(f"{{:<{w}}}" for _, w in cols)
+    lines.append(fmt.format(*[c for c, _ in cols]))
+    lines.append(fmt.format(*["-" * w for _, w in cols]))
     for r in rows:
-        lines.append(fmt.format(*row(r)))
+        lines.append(fmt.format(*row(r, variants)))
     for r in rows:
         for why in r["failures"][:10]:
             lines.append(f"  {r['point']}: failed {why}")
