@@ -118,14 +118,15 @@ boot_profile() {
 }
 
 # build_variants DIR NAME: build the configurations of ci/variants, each in
-# its own build folder, and record a build-<variant> step for each.
+# its own build folder (no '=' in its name: objtool's build breaks on it),
+# and record a build-<variant> step for each.
 build_variants() {
 	local vname arch frag rc
 	while read -r vname arch frag; do
 		say "[$k/${#patches[@]}] $2: build $vname"
 		rc=ok
 		ARCH=$arch ZS_CHECK=last "$CI_DIR/build.sh" "$tree" \
-			"$CACHE_DIR/build/$tag-variant-$vname" "${frags_default[@]}" \
+			"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
 			"$REPO_DIR/configs/$frag" >"$1/build-$vname.log" 2>&1 || rc=fail
 		echo "build-$vname $rc" >>"$1/steps"
 	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/variants")
