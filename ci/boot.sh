@@ -43,8 +43,9 @@ mkdir -p "$out"
 case $accel in
 kvm) acc=(-accel kvm -cpu host) ;;
 tcg) acc=(-accel "tcg,thread=multi" -cpu max) ;;
-# Guest time is a count of instructions: repeatable, one vCPU.
-icount) acc=(-accel tcg -icount "shift=0,align=off,sleep=off" -cpu max); smp=1 ;;
+# Guest time is a count of instructions: repeatable, one vCPU; -seed makes
+# RDRAND/RDSEED a seeded sequence, so two boots run the same code paths.
+icount) acc=(-accel tcg -icount "shift=0,align=off,sleep=off" -cpu max -seed 1); smp=1 ;;
 *) die "boot: unknown accelerator $accel" ;;
 esac
 bios=()

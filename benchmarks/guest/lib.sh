@@ -1,0 +1,56 @@
+# shellcheck shell=sh disable=SC2034 # the variables are for the groups
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the benchmark groups in the guest (busybox sh). Options come
+# from the kernel command line (benchmarks/run.sh sets them):
+#   zs.bench.mib=N        MiB each workload swaps (default 64)
+#   zs.bench.procs=K      processes of the parallel workloads (default 2)
+#   zs.bench.patterns=L   page contents, of zero,one,random,mixed (all)
+#   zs.bench.zswap=L      zswap settings to run, of on,off (both)
+#   zs.bench.limit=PCT    memcg limit, % of the workload's size (25)
+#   zs.bench.diskio=0     leave out workloads that wait for disk reads
+
+opt() {
+	# shellcheck disable=SC2013 # the command line is one line of words
+	for w in $(cat /proc/cmdline); do
+		case $w in "zs.$1="*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+
+MIB=$(opt bench.mib 64)
+PROCS=$(opt bench.procs 2)
+PATTERNS=$(opt bench.patterns zero,one,random,mixed | tr , ' ')
+ZSWAPS=$(opt bench.zswap on,off | tr , ' ')
+LIMIT=$(opt bench.limit 25)
+
+# use_swap DEV: swap on /dev/DEV only, freshly made.
+use_swap() {
+	swapoff -a 2>/dev/null
+	if [ ! -b "/dev/$1" ]; then
+		echo "# SKIP no /dev/$1"
+		exit 4
+	fi
+	if ! mkswap "/dev/$1" >/dev/null || ! swapon "/dev/$1"; then
+		echo "BENCH-ERR setup swapon /dev/$1"
+		exit 1
+	fi
+	echo "# swap: $(tail -n +2 /proc/swaps | tr -s ' ')"
+}
+
+# set_zswap on|off
+set_zswap() {
+	if [ "$1" = on ]; then v=Y; else v=N; fi
+	echo $v >/sys/module/zswap/parameters/enabled ||
+		{ echo "BENCH-ERR setup zswap $1"; exit 1; }
+}
+
+# A small untimed round first, so that every workload meets warm slabs.
+warmup() {
+	/tests/swapbench -w warmup -d pageout -p mixed -m 8 >/dev/null
+}
+
+# bench NAME SWAPBENCH-ARGS...: run one workload; a failure fails the group
+bench() {
+	/tests/swapbench -w "$@" -m "$MIB" || rc=1
+}
+rc=0

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Benchmark the series: build the base and every point of the series (or
+# the points asked for), boot them interleaved in QEMU, run the swap
+# workloads of benchmarks/guest in each, and report per patch and workload
+# the ratio to the previous point with a 95% CI, against the seeds' claims.
+#
+#   benchmarks/run.sh [options]
+#     --base v6.12|PATH  base tree for ci/tree.sh (default v6.12)
+#     --tree DIR         use this scratch tree (made by ci/tree.sh; it is
+#                        reset to its zs-base tag) instead of --base
+#     --series FILE      series file (default: the repository's)
+#     --points LIST      points to compare, e.g. 0,2 (default: all;
+#                        0 is the base, k the base plus patches 1..k)
+#     --modes LIST       icount,wall (default both); wall uses KVM if
+#                        ci/probe-accel.sh finds it usable, else MTTCG
+#     --runs N           boots per point and mode (default 3)
+#     --mib N            MiB each workload swaps (default 64)
+#     --procs K          processes of the parallel workloads (default 2)
+#     --smp N            vCPUs in wall mode (default 2; icount has 1)
+#     --mem MiB          guest memory (default 3 x mib + 512, at least 1024)
+#     --patterns LIST    of zero,one,random,mixed (default all)
+#     --zswap LIST       of on,off (default both)
+#     --groups LIST      of pageout,memcg,swapcache,parallel (default all)
+#     --jobs N           icount boots at once (default: host CPUs)
+#     --determinism      boot the last point (or --points) twice in
+#                        icount mode and compare; nothing else
+#     --out DIR          work folder (default results/bench-<date>); an
+#                        existing one is resumed: finished boots are kept
+#     --report FILE      report path without suffix (default
+#                        benchmarks/results/<date>-<base>)
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../ci/lib.sh"
+BENCH_DIR=$REPO_DIR/benchmarks
+cmd=benchmarks/run.sh
+for a in "$@"; do
+	if [[ $a =~ ^[A-Za-z0-9_./,=:+-]+$ ]]; then cmd+=" $a"; else cmd+=" $(printf '%q' "$a")"; fi
+done
+day=$(date +%Y-%m-%d)
+
+base=v6.12 tree="" series=$REPO_DIR/series points="" modes=icount,wall
+runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
+zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--determinism) determinism=1; shift; continue ;;
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
+	case $1 in
+	--base) base=$2 ;;
+	--tree) tree=$2 ;;
+	--series) series=$2 ;;
+	--points) points=$2 ;;
+	--modes) modes=$2 ;;
+	--runs) runs=$2 ;;
+	--mib) mib=$2 ;;
+	--procs) procs=$2 ;;
+	--smp) smp=$2 ;;
+	--mem) mem=$2 ;;
+	--patterns) patterns=$2 ;;
+	--zswap) zswap=$2 ;;
+	--groups) groups=$2 ;;
+	--jobs) jobs=$2 ;;
+	--out) out=$2 ;;
+	--report) report=$2 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+	shift 2
+done
+
+"$CI_DIR/deps.sh" gnuplot-nox
+# brd keeps what is swapped to it in guest memory.
+if [ -z "$mem" ]; then
+	mem=$((mib * 3 + 512))
+	[ "$mem" -ge 1024 ] || mem=1024
+fi
+
+# The benchmark's own scratch tree and build folder, so that it can run
+# next to ci/run-series.sh; ccache is shared.
+bcache=$CACHE_DIR/bench
+if [ -n "$tree" ]; then
+	tree=$(realpath "$tree")
+	git -C "$tree" rev-parse -q --verify zs-base >/dev/null ||
+		die "$tree has no zs-base tag: make it with ci/tree.sh"
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" reset -q --hard zs-base
+	git -C "$tree" clean -q -f -d -x
+	ZS_KVER=$(make -s -C "$tree" kernelversion)
+	# The kernel cache key: what the tree holds, not where it is.
+	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER)"
+else
+	say "tree: preparing base $base"
+	eval "$(ZS_CACHE=$bcache "$CI_DIR/tree.sh" "$base")"
+	tree=$ZS_TREE
+fi
+tag=$(basename "$tree")
+case $base in v[0-9]*) label=$base ;; *) label=$ZS_KVER ;; esac
+
+series=$(realpath "$series")
+mapfile -t entries < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+pdir=$REPO_DIR/patches
+[ -f "$pdir/${entries[0]:-none}" ] || pdir=$(dirname "$series")
+patches=()
+for p in "${entries[@]}"; do
+	[ -f "$pdir/$p" ] || die "series names $p, not in $pdir"
+	patches+=("$pdir/$p")
+done
+if [ -z "$points" ]; then
+	points=$(seq -s, 0 ${#patches[@]})
+	[ $determinism -eq 1 ] && points=${#patches[@]}
+fi
+IFS=, read -ra pts <<<"$points"
+for k in "${pts[@]}"; do
+	if ! [[ $k =~ ^[0-9]+$ ]] || [ "$k" -gt ${#patches[@]} ]; then
+		die "--points: no point $k (the series has ${#patches[@]} patches)"
+	fi
+done
+if [ $determinism -eq 1 ]; then
+	[ ${#pts[@]} -eq 1 ] || die "--determinism takes one point"
+	modes=icount runs=2
+fi
+
+stamp=$(date +%Y%m%d-%H%M%S)
+out=${out:-$REPO_DIR/results/bench-$stamp}
+mkdir -p "$out/boots"
+out=$(realpath "$out")
+say "work folder: $out"
+
+frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
+	"$REPO_DIR/configs/bench.config")
+# A point's kernel is cached under the hash of what makes it: the base,
+# the configs, ci/build.sh, and the diffs of its patches (not their
+# messages, so that renumbering the series rebuilds nothing).
+point_key() {
+	local p
+	{
+		echo "$ZS_BASE_DESC"
+		cat "${frags[@]}" "$CI_DIR/build.sh"
+		for p in "${patches[@]:0:$1}"; do sed -n '/^diff --git /,/^-- $/p' "$p"; done
+	} | sha1sum | cut -c1-16
+}
+kdir=$bcache/kernels
+name_of() {
+	if [ "$1" -eq 0 ]; then echo "base ($ZS_KVER)"; else basename "${patches[$(($1 - 1))]}" .patch; fi
+}
+
+# Build: apply the patches one by one and build each point wanted into
+# one build folder, incrementally; skip the points already cached.
+max=0 todo=0
+for k in "${pts[@]}"; do
+	if [ "$k" -gt "$max" ]; then max=$k; fi
+	[ -f "$kdir/$(point_key "$k")/bzImage" ] || todo=1
+done
+: >"$out/points"
+if [ $todo -eq 1 ]; then
+	bdir=$bcache/build/$tag-bench
+	for k in $(seq 0 "$max"); do
+		if [ "$k" -gt 0 ] && ! "$CI_DIR/apply.sh" "$tree" \
+			"${patches[$((k - 1))]}" >"$out/apply-$k.log" 2>&1; then
+			die "patch $k does not apply: $out/apply-$k.log"
+		fi
+		key=$(point_key "$k")
+		[[ ",$points," == *",$k,"* ]] || continue
+		[ -f "$kdir/$key/bzImage" ] && continue
+		say "build: point $k, $(name_of "$k")"
+		"$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$out/build-$k.log" 2>&1 ||
+			die "point $k does not build: $out/build-$k.log"
+		mkdir -p "$kdir/$key"
+		cp "$bdir/arch/x86/boot/bzImage" "$kdir/$key/bzImage.tmp"
+		mv "$kdir/$key/bzImage.tmp" "$kdir/$key/bzImage"
+	done
+	git -C "$tree" reset -q --hard zs-base
+fi
+for k in "${pts[@]}"; do
+	printf '%s\t%s\n' "$k" "$(name_of "$k")" >>"$out/points"
+done
+
+say "image: building the benchmarks"
+"$CI_DIR/image.sh" --suite benchmarks "$tree" "$out/image"
+initrd=$out/image/initramfs.cpio.gz
+
+wall=""
+if [[ ",$modes," == *",wall,"* ]]; then
+	wall=$("$CI_DIR/probe-accel.sh" "$kdir/$(point_key "${pts[0]}")/bzImage" "$initrd")
+fi
+
+# norandmaps: no address space randomisation, which would make two icount
+# boots of one kernel differ by up to 0.3% (page table layout).
+append="norandmaps zs.swap=none zs.timeout=3600"
+append+=" zs.bench.mib=$mib zs.bench.procs=$procs"
+append+=" zs.bench.patterns=$patterns zs.bench.zswap=$zswap"
+[ -n "$groups" ] && append+=" zs.only=$groups"
+# brd and the virtio disk: room for the largest workload and then some.
+swap_mib=$((mib * 2 + 64))
+modes=${modes//wall/$wall}
+{
+	echo "title: $label, $(basename "$series") ($((${#pts[@]})) points)"
+	echo "base: $ZS_BASE_DESC"
+	echo "series: ${series#"$REPO_DIR"/} (${#patches[@]} patches)"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
+	echo "host: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "modes: $modes"
+	echo "wall: ${wall:-none}, $smp vCPUs"
+	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, guest $mem MiB, $runs runs a point and mode, brd and virtio-blk swap of $swap_mib MiB"
+	# Resuming into the same --out: the first command made the boots kept.
+	if [ -f "$out/meta" ]; then
+		grep '^command: ' "$out/meta"
+		echo "resumed with: $cmd"
+	else
+		echo "command: $cmd"
+	fi
+} >"$out/meta.new"
+mv "$out/meta.new" "$out/meta"
+
+# boot MODE ROUND K: one guest, all workloads; its own virtio disk in
+# /dev/shm (a file in host memory, as fast as brd but asynchronous). A
+# boot that did not finish is tried once more; one that finished in an
+# earlier run into the same --out folder is kept.
+boot() {
+	local mode=$1 r=$2 k=$3 d disk rc=0 opts try
+	d=$out/boots/$mode-r$r-p$k
+	if grep -qs '^ZS-GUEST-DONE' "$d/console.log"; then
+		say "boot: $mode round $r point $k: kept from an earlier run"
+		return 0
+	fi
+	for try in 1 2; do
+		rc=0
+		boot_once "$mode" "$k" "$d" || rc=$?
+		[ $rc -eq 0 ] && break
+		say "boot: $mode round $r point $k failed ($rc, try $try), see $d"
+	done
+	[ $rc -eq 0 ] && say "boot: $mode round $r point $k done in $(cat "$d/boot-seconds")s"
+	return 0
+}
+
+boot_once() {
+	local mode=$1 k=$2 d=$3 disk rc=0 opts
+	rm -rf "$d"
+	mkdir -p "$d"
+	disk=$(mktemp /dev/shm/zswap-bench.XXXXXX)
+	truncate -s "${swap_mib}M" "$disk"
+	opts=(--accel "$mode" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400
+		--drive "$disk")
+	# icount: leave out what waits for the virtio disk (guest/swapcache).
+	if [ "$mode" = icount ]; then
+		opts+=(--append "$append zs.bench.diskio=0")
+	else
+		opts+=(--append "$append" --smp "$smp")
+	fi
+	"$CI_DIR/boot.sh" "${opts[@]}" "$kdir/$(point_key "$k")/bzImage" \
+		"$initrd" "$d" >/dev/null 2>&1 || rc=$?
+	rm -f "$disk"
+	return $rc
+}
+
+# Interleave: every round boots every point, the order rotating from
+# round to round. icount boots do not disturb each other's guest time,
+# so they run $jobs at once; wall-clock boots run one at a time.
+IFS=, read -ra mlist <<<"$modes"
+for mode in "${mlist[@]}"; do
+	par=1
+	[ "$mode" = icount ] && par=$jobs
+	say "boot: $mode mode, $runs rounds of points ${pts[*]}, $par at a time"
+	for r in $(seq 1 "$runs"); do
+		n=${#pts[@]}
+		for i in $(seq 0 $((n - 1))); do
+			k=${pts[$(((i + r - 1) % n))]}
+			while [ "$(jobs -rp | wc -l)" -ge "$par" ]; do wait -n || true; done
+			boot "$mode" "$r" "$k" &
+		done
+	done
+	wait
+done
+
+if [ $determinism -eq 1 ]; then
+	python3 "$BENCH_DIR/stats.py" determinism "$out" | tee "$out/determinism.md"
+	exit "${PIPESTATUS[0]}"
+fi
+report=${report:-$BENCH_DIR/results/$day-$label}
+mkdir -p "$(dirname "$report")"
+python3 "$BENCH_DIR/stats.py" report "$out" "$BENCH_DIR/claims.tsv" "$report"
+(cd "$(dirname "$report")" && gnuplot "$(basename "$report").gp") ||
+	say "gnuplot failed; the table is still there"
+rm -f "$report.dat" "$report.gp"
+say "report: $report.md, $report.png (samples: $report.tsv)"

@@ -1,0 +1,447 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Statistics and report for benchmarks/run.sh (standard library only).
+
+    stats.py samples RUNDIR            -> RUNDIR/samples.tsv (from the boots)
+    stats.py report RUNDIR CLAIMS OUT  -> OUT.md, OUT.tsv, OUT.dat, OUT.gp
+    stats.py determinism RUNDIR        -> per workload spread of -icount runs
+
+RUNDIR holds `meta` (key: value lines), `points` (k<TAB>name lines) and
+boots/<mode>-r<round>-p<k>/ktap.txt, whose `BENCH <workload> <phase>
+<usec>` lines are the samples. Each point is compared with the previous one
+asked for (a patch's effect: point k against k-1), and the last with the
+first; runs are paired by round (the boots were interleaved), as the ratio
+of the means with a 95% confidence interval by Fieller's theorem for
+paired samples (t quantile, n-1 degrees of freedom).
+"""
+import fnmatch
+import math
+import os
+import re
+import statistics
+import sys
+
+# Two-sided 95% quantiles of Student's t, by degrees of freedom.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
+        7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179,
+        13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101,
+        19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000,
+        120: 1.980}
+DETERMINISM_LIMIT = 0.5  # percent
+# A change whose whole CI lies within +-NEGLIGIBLE percent is called
+# negligible: icount resolves 0.01%, far below anything worth claiming.
+NEGLIGIBLE = 0.1
+
+
+def t975(df):
+    best = max(k for k in T975 if k <= df) if df <= 120 else None
+    return T975[best] if best else 1.960
+
+
+def read_meta(run):
+    meta = {}
+    with open(os.path.join(run, "meta")) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition(": ")
+            meta[k] = v
+    points = []
+    with open(os.path.join(run, "points")) as f:
+        for line in f:
+            k, name = line.rstrip("\n").split("\t", 1)
+            points.append((int(k), name))
+    return meta, points
+
+
+BOOT = re.compile(r"^(?P<mode>[a-z]+)-r(?P<round>\d+)-p(?P<k>\d+)$")
+
+
+def collect(run):
+    """Rows (mode, round, k, workload, phase, usec) of every boot."""
+    rows, bad = [], []
+    bdir = os.path.join(run, "boots")
+    for d in sorted(os.listdir(bdir)):
+        m = BOOT.match(d)
+        if not m:
+            continue
+        path = os.path.join(bdir, d, "ktap.txt")
+        text = open(path, errors="replace").read() if os.path.exists(path) else ""
+        for line in text.splitlines():
+            w = line.split()
+            if len(w) == 4 and w[0] == "BENCH" and w[1] != "warmup":
+                rows.append((m["mode"], int(m["round"]), int(m["k"]),
+                             w[1], w[2], int(w[3])))
+            elif w and w[0] == "BENCH-ERR":
+                bad.append("%s: %s" % (d, " ".join(w[1:])))
+        if "ZS-GUEST-DONE" not in open(os.path.join(bdir, d, "console.log"),
+                                       errors="replace").read():
+            bad.append("%s: the guest did not finish" % d)
+    return rows, bad
+
+
+def write_samples(run):
+    rows, bad = collect(run)
+    with open(os.path.join(run, "samples.tsv"), "w") as f:
+        f.write("mode\tround\tpoint\tworkload\tphase\tusec\n")
+        for r in rows:
+            f.write("\t".join(map(str, r)) + "\n")
+    for b in bad:
+        print("warning: " + b, file=sys.stderr)
+    return rows, bad
+
+
+def fieller(x, y):
+    """Ratio mean(y)/mean(x) and its 95% CI from paired samples; the CI
+    is (None, None) with fewer than 2 pairs or when it is unbounded."""
+    n = len(x)
+    mx, my = statistics.fmean(x), statistics.fmean(y)
+    ratio = my / mx
+    if n < 2:
+        return ratio, None, None
+    sxx = statistics.variance(x) / n
+    syy = statistics.variance(y) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y)) / (n - 1) / n
+    t2 = t975(n - 1) ** 2
+    a = mx * mx - t2 * sxx
+    b = mx * my - t2 * sxy
+    c = my * my - t2 * syy
+    disc = b * b - a * c
+    if a <= 0 or disc < 0:
+        return ratio, None, None
+    r = math.sqrt(disc)
+    return ratio, (b - r) / a, (b + r) / a
+
+
+def read_claims(path):
+    claims = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            w = line.split(None, 6)
+            claims.append(dict(patch=w[0], workload=w[1], phase=w[2],
+                               kind=w[3], pct=float(w[4]), seed=w[5],
+                               note=w[6] if len(w) > 6 else ""))
+    return claims
+
+
+def find_claim(claims, patch, workload, phase):
+    for c in claims:
+        if (fnmatch.fnmatch(patch, c["patch"]) and
+                fnmatch.fnmatch(workload, c["workload"]) and
+                fnmatch.fnmatch(phase, c["phase"])):
+            return c
+    return None
+
+
+def verdict(lo, hi, claim):
+    """What the CI says about the claim; a CI that includes 1, or lies
+    within +-NEGLIGIBLE%, is never a win. Without a claim: faster, slower,
+    negligible or no change."""
+    if lo is None:
+        return "inconclusive (CI unbounded)"
+    band = NEGLIGIBLE / 100
+    if 1 - band <= lo and hi <= 1 + band:
+        seen = "negligible"
+    elif hi < 1:
+        seen = "faster"
+    elif lo > 1:
+        seen = "slower"
+    else:
+        seen = "none"
+    if claim is None:
+        return {"none": "no change",
+                "negligible": "negligible (CI within +-%g%%)" % NEGLIGIBLE
+                }.get(seen, seen) + " (no claim)"
+    want = claim["kind"]
+    if want == "same":
+        return "as claimed: no change" if seen in ("none", "negligible") \
+            else "CHANGED: %s (claimed no change)" % seen
+    if seen == "none":
+        return "ABSENT (CI includes 1)"
+    if seen == "negligible":
+        return "ABSENT (CI within +-%g%%)" % NEGLIGIBLE
+    if seen != want:
+        return "REVERSED (%s)" % seen
+    c = 1 + claim["pct"] / 100
+    if c < lo:
+        return "there, smaller than claimed" if want == "faster" else \
+            "there, larger than claimed"
+    if c > hi:
+        return "there, larger than claimed" if want == "faster" else \
+            "there, smaller than claimed"
+    return "there"
+
+
+def pct(v):
+    return "%+.2f%%" % ((v - 1) * 100)
+
+
+def ci_text(ratio, lo, hi):
+    if lo is None:
+        return "%.4f [unbounded]" % ratio
+    return "%.4f [%.4f, %.4f]" % (ratio, lo, hi)
+
+
+def group(rows):
+    """{(mode, workload, phase): {k: {round: usec}}}, workloads in the
+    order they first ran."""
+    data = {}
+    for mode, rnd, k, wl, ph, us in rows:
+        data.setdefault((mode, wl, ph), {}).setdefault(k, {})[rnd] = us
+    return data
+
+
+def spread(vals):
+    """(max - min) / mean, in percent."""
+    return (max(vals) - min(vals)) / statistics.fmean(vals) * 100
+
+
+def determinism(data, mode="icount"):
+    """Per (workload, phase): the largest spread of one kernel's runs."""
+    out = {}
+    for (m, wl, ph), per in data.items():
+        if m != mode:
+            continue
+        s = [spread(list(v.values())) for v in per.values() if len(v) > 1]
+        if s:
+            out[(wl, ph)] = (max(s), min(len(v) for v in per.values()))
+    return out
+
+
+def fmt_ms(vals):
+    m = statistics.fmean(vals) / 1000
+    sd = statistics.stdev(vals) / 1000 if len(vals) > 1 else 0
+    return "%.2f ± %.2f" % (m, sd)
+
+
+def report(run, claims_path, out):
+    meta, points = read_meta(run)
+    rows, bad = write_samples(run)
+    claims = read_claims(claims_path)
+    data = group(rows)
+    modes = [m for m in meta.get("modes", "icount").split(",")
+             if any(k[0] == m for k in data)]
+    names = dict(points)
+    ks = [k for k, _ in points]
+    # Workloads in the order they ran, from the mode that ran the most.
+    keys = []
+    for m in sorted(modes, key=lambda m: -sum(k[0] == m for k in data)):
+        for mode, wl, ph in data:
+            if mode == m and (wl, ph) not in keys:
+                keys.append((wl, ph))
+    L = []
+    L.append("# Benchmarks: %s" % meta.get("title", "swap paths"))
+    L.append("")
+    for k in ("base", "series", "qemu", "host", "date", "modes", "sizes",
+              "command"):
+        if k in meta:
+            v = meta[k]
+            L.append("- %s: %s" % (k, "`%s`" % v if k == "command" else v))
+    L.append("- points: " + "; ".join("%d = %s" % p for p in points))
+    L.append("")
+    L.append(
+        "Times are guest CLOCK_MONOTONIC. In `icount` mode QEMU runs one "
+        "vCPU and guest time counts instructions (1 ns each): repeatable, "
+        "but blind to lock contention and caches. In wall-clock mode (%s) "
+        "the vCPUs are host threads and the host was shared. Each patch "
+        "is compared with the point before it, runs paired by round (the "
+        "boots were interleaved). ratio = patched/previous mean; 95%% CI "
+        "by Fieller's theorem for paired samples (t, n-1 df). Verdict: "
+        "`there` when the CI excludes 1 on the claimed side (`smaller` or "
+        "`larger than claimed` when it also excludes the claimed value), "
+        "`ABSENT` when the CI includes 1 or lies within +-%g%% "
+        "(negligible), `REVERSED` when it excludes 1 on the other side. Claims are from the seed mails "
+        "(benchmarks/claims.tsv), measured on other machines and sizes."
+        % (meta.get("wall", "tcg"), NEGLIGIBLE))
+    L.append("")
+    if bad:
+        L.append("Problems: " + "; ".join(bad))
+        L.append("")
+    plot = []  # (k, mode, workload, phase, (ratio, lo, hi) or None)
+    pairs = list(zip(ks, ks[1:]))
+    if len(ks) > 2:
+        pairs.append((ks[0], ks[-1]))
+    for j, k in pairs:
+        whole = (j, k) == (ks[0], ks[-1]) and len(ks) > 2
+        if whole:
+            L.append("## Whole series: point %d against point %d" % (k, j))
+        elif k == j + 1:
+            L.append("## Patch %d: %s" % (k, names[k]))
+        else:
+            L.append("## Patches %d-%d (up to %s), against point %d"
+                     % (j + 1, k, names[k], j))
+        L.append("")
+        hdr = ["workload", "phase", "claimed (seed)"]
+        for m in modes:
+            hdr += ["%s ratio [95%% CI]" % m, "%s change" % m,
+                    "%s verdict" % m]
+        L.append("| " + " | ".join(hdr) + " |")
+        L.append("|" + "---|" * len(hdr))
+        for wl, ph in keys:
+            c = None if whole else find_claim(claims, names[k], wl, ph)
+            cells = [wl, ph, ("%s %+.1f%% (%s)" % (c["kind"], c["pct"],
+                                                  c["seed"]) if c else "-")]
+            for m in modes:
+                per = data.get((m, wl, ph), {})
+                a, b = per.get(j, {}), per.get(k, {})
+                rounds = sorted(set(a) & set(b))
+                if not rounds:
+                    cells += ["-", "-", "no data"]
+                    continue
+                r, lo, hi = fieller([a[i] for i in rounds],
+                                    [b[i] for i in rounds])
+                cells += ["%s (n=%d)" % (ci_text(r, lo, hi), len(rounds)),
+                          pct(r), verdict(lo, hi, c)]
+                if not whole:
+                    plot.append((k, m, wl, ph, (r, lo, hi)))
+            L.append("| " + " | ".join(cells) + " |")
+        L.append("")
+    L.append("## Means per point (ms of guest time, mean ± sd)")
+    L.append("")
+    for m in modes:
+        L.append("### %s" % m)
+        L.append("")
+        hdr = ["workload", "phase"] + ["point %d" % k for k in ks]
+        L.append("| " + " | ".join(hdr) + " |")
+        L.append("|" + "---|" * len(hdr))
+        for wl, ph in keys:
+            per = data.get((m, wl, ph), {})
+            cells = [wl, ph]
+            for k in ks:
+                v = list(per.get(k, {}).values())
+                cells.append("%s (n=%d)" % (fmt_ms(v), len(v)) if v else "-")
+            L.append("| " + " | ".join(cells) + " |")
+        L.append("")
+    det = determinism(data)
+    if det:
+        L += determinism_lines(det)
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(L))
+    with open(out + ".tsv", "w") as f:
+        f.write("mode\tround\tpoint\tworkload\tphase\tusec\n")
+        for r in rows:
+            f.write("\t".join(map(str, r)) + "\n")
+    write_plot(out, plot, names, modes, keys)
+
+
+def multi(workload):
+    """Workloads of several processes on icount's one vCPU: where timer
+    interrupts preempt them is not pinned down by -icount (the I/O thread
+    may run a due timer at any point; only record/replay would fix it)."""
+    return workload.startswith(("par", "mix"))
+
+
+def determinism_ok(det):
+    return all(s <= DETERMINISM_LIMIT for (wl, _), (s, _) in det.items()
+               if not multi(wl))
+
+
+def determinism_lines(det):
+    single = [v[0] for (wl, _), v in det.items() if not multi(wl)]
+    several = [v[0] for (wl, _), v in det.items() if multi(wl)]
+    L = ["## Determinism (icount)", "",
+         "Largest (max - min) / mean over the runs of one kernel, per "
+         "workload. Single-process workloads must agree within %.1f%%; "
+         "the multi-process ones (par*, mix*) are shown but not held to "
+         "it: -icount counts instructions exactly, but where a timer "
+         "interrupt preempts one process for another is not fixed (QEMU's "
+         "I/O thread may run a due timer at any time), and their reclaim "
+         "amplifies that." % DETERMINISM_LIMIT, "",
+         "| workload | phase | runs | spread | within %.1f%% |"
+         % DETERMINISM_LIMIT, "|---|---|---|---|---|"]
+    for (wl, ph), (s, n) in det.items():
+        ok = "yes" if s <= DETERMINISM_LIMIT else "NO"
+        L.append("| %s | %s | %d | %.3f%% | %s |" % (
+            wl, ph, n, s, ok + " (multi-process, not held)" if multi(wl)
+            else ok))
+    L.append("")
+    if single:
+        L.append("Single-process workloads: worst %.3f%%, %s." % (
+            max(single), "within %.1f%%" % DETERMINISM_LIMIT
+            if determinism_ok(det) else "NOT within %.1f%%"
+            % DETERMINISM_LIMIT))
+    if several:
+        L.append("Multi-process workloads: worst %.3f%%." % max(several))
+    L.append("")
+    return L
+
+
+def write_plot(out, plot, names, modes, keys):
+    """gnuplot data and script: percent change per workload and phase,
+    one bar per patch, one panel per mode, 95% CI as error bars."""
+    patches = sorted({p[0] for p in plot})
+    if not patches:
+        return
+    # Unbounded CIs and outliers are clipped to a range that shows the
+    # others: 1.2 times the largest finite bound, within [1%, 25%].
+    finite = [abs(x - 1) * 100 for p in plot if p[4]
+              for x in p[4] if x is not None]
+    clip = max(1.0, min(25.0, 1.2 * max(finite, default=1.0)))
+    with open(out + ".dat", "w") as f:
+        for m in modes:
+            f.write("# mode %s\n" % m)
+            for wl, ph in keys:
+                cols = ["%s/%s" % (wl, ph)]
+                for k in patches:
+                    v = next((p[4] for p in plot if p[:4] == (k, m, wl, ph)),
+                             None)
+                    if v is None:
+                        cols += ["NaN"] * 3
+                        continue
+                    r, lo, hi = v
+                    lo = -clip if lo is None else (lo - 1) * 100
+                    hi = clip if hi is None else (hi - 1) * 100
+                    cols += ["%.4f" % max(-clip, min(clip, x))
+                             for x in ((r - 1) * 100, lo, hi)]
+                f.write(" ".join(cols) + "\n")
+            f.write("\n\n")
+    png = os.path.basename(out) + ".png"
+    dat = os.path.basename(out) + ".dat"
+    g = ["set terminal pngcairo size 1800,%d font ',10'" % (420 * len(modes)),
+         "set output '%s'" % png,
+         "set multiplot layout %d,1" % len(modes),
+         "set style data histogram",
+         "set style histogram errorbars gap 2 lw 1",
+         "set style fill solid 0.7 border -1",
+         "set grid ytics",
+         "set xtics rotate by -50 scale 0 font ',8'",
+         "set ylabel 'patched vs previous point, % (95% CI)'",
+         "set key below",
+         "set yrange [*:*]"]
+    for i, m in enumerate(modes):
+        g.append("set title '%s mode (clipped to +-%.2g%%)'" % (m, clip))
+        parts = []
+        for j, k in enumerate(patches):
+            c = 2 + 3 * j
+            title = names[k][:48].replace("_", "\\_").replace("'", "")
+            parts.append("'%s' index %d using %d:%d:%d%s title '%d: %s'" % (
+                dat, i, c, c + 1, c + 2, ":xtic(1)" if j == 0 else "",
+                k, title))
+        g.append("plot " + ", \\\n     ".join(parts))
+    g.append("unset multiplot")
+    with open(out + ".gp", "w") as f:
+        f.write("\n".join(g) + "\n")
+
+
+def main(argv):
+    if len(argv) == 2 and argv[0] == "samples":
+        write_samples(argv[1])
+    elif len(argv) == 4 and argv[0] == "report":
+        report(*argv[1:])
+    elif len(argv) == 2 and argv[0] == "determinism":
+        rows, _ = write_samples(argv[1])
+        det = determinism(group(rows))
+        if not det:
+            print("no icount workload ran twice")
+            return 1
+        print("\n".join(determinism_lines(det)))
+        return 0 if determinism_ok(det) else 1
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

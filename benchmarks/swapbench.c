@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapbench: push anonymous memory out to swap and fault it back in, and
+ * print how long each phase took, for the guest of benchmarks/run.sh.
+ *
+ *   swapbench -w NAME -d DRIVER -p PATTERN -m MIB [-k PROCS] [-l PCT]
+ *
+ * Drivers (how memory is pushed out):
+ *   pageout  madvise(MADV_PAGEOUT) on the whole buffer; if the swap device
+ *            is asynchronous, wait for writeback and reclaim what is left
+ *            in the swap cache through memory.reclaim (part of "out")
+ *   memcg    fill the buffer inside a memory cgroup limited to PCT% of it
+ *            (reclaim pushes out the rest), then lift the limit
+ *   par      PROCS processes, each in its own memcg, run "memcg" on
+ *            MIB/PROCS each, all at once (usemem-like)
+ *   mix      PROCS processes, each in its own memcg with memory.high at
+ *            PCT% of its MIB/PROCS (a hard limit OOM-kills such a
+ *            thrashing set): a mix of zero, 0x1, half-random and random
+ *            pages, then 4 random touches a page (half of them writes)
+ * Patterns: zero, one (every byte 0x01), random, mixed (zero and 0x01
+ * pages alternating). Swap-in always writes each page first, so that the
+ * fault frees the swap slot (and zswap_invalidate() runs) in the phase.
+ *
+ * Output, one line each (times from CLOCK_MONOTONIC; under QEMU -icount
+ * the guest clock counts instructions):
+ *   BENCH <name> <phase> <usec>      phase: out, in (mix: fill, run); par
+ *                                    and mix also <phase>-cpu, the CPU
+ *                                    time of all workers in the phase
+ *   STAT <name> <phase> <counter> <delta>   /proc/vmstat deltas
+ *   BENCH-ERR <name> <what>          and exit 1: data did not come back
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+#define CGROOT "/sys/fs/cgroup"
+
+enum pattern { P_ZERO, P_ONE, P_RANDOM, P_MIXED, P_MIX4 };
+
+static const char *name = "swapbench";
+static const char *const counters[] = {
+	"pswpin", "pswpout", "zswpin", "zswpout", "swpin_zero", "swpout_zero",
+	"swap_ra", "swap_ra_hit", "pgmajfault",
+};
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+static void fail(const char *what)
+{
+	printf("BENCH-ERR %s %s%s%s\n", name, what, errno ? ": " : "",
+	       errno ? strerror(errno) : "");
+	fflush(stdout);
+	exit(1);
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* CPU time of this process, user and system: precise in total (the
+ * scheduler's runtime), even where the split between the two is sampled. */
+static uint64_t cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000ULL +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* What page i of a buffer holds; the content of a random page depends
+ * only on its index, so it can be checked after the round trip. */
+static enum pattern page_kind(enum pattern p, size_t i)
+{
+	if (p == P_MIXED)
+		return i & 1 ? P_ONE : P_ZERO;
+	if (p != P_MIX4)
+		return p;
+	switch (i & 3) { /* zero, 0x1, half random, random */
+	case 0: return P_ZERO;
+	case 1: return P_ONE;
+	case 2: return P_MIX4;
+	default: return P_RANDOM;
+	}
+}
+
+static void fill_page(uint64_t *w, enum pattern p, size_t i)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ULL * (i + 1);
+	size_t n = PAGE / 8, j;
+
+	switch (page_kind(p, i)) {
+	case P_ZERO:
+		memset(w, 0, PAGE);
+		break;
+	case P_ONE:
+		memset(w, 0x01, PAGE);
+		break;
+	case P_MIX4: /* compresses about 2:1 */
+		memset(w + n / 2, 0, PAGE / 2);
+		n /= 2;
+		/* fall through */
+	default:
+		for (j = 0; j < n; j++)
+			w[j] = xorshift(&s);
+	}
+}
+
+static int page_ok(const uint64_t *w, enum pattern p, size_t i)
+{
+	static uint64_t want[PAGE / 8];
+
+	fill_page(want, p, i);
+	return !memcmp(w, want, PAGE);
+}
+
+/* vmstat counters: fill v[] with the current values. */
+static void vmstat(uint64_t *v)
+{
+	char key[64];
+	unsigned long long val;
+	FILE *f = fopen("/proc/vmstat", "r");
+	size_t i;
+
+	memset(v, 0, NCOUNTERS * sizeof(*v));
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", key, &val) == 2)
+		for (i = 0; i < NCOUNTERS; i++)
+			if (!strcmp(key, counters[i]))
+				v[i] = val;
+	fclose(f);
+}
+
+static void report(const char *phase, uint64_t us, const uint64_t *v0)
+{
+	uint64_t v1[NCOUNTERS];
+	size_t i;
+
+	vmstat(v1);
+	printf("BENCH %s %s %llu\n", name, phase, (unsigned long long)us);
+	for (i = 0; i < NCOUNTERS; i++)
+		if (v1[i] != v0[i])
+			printf("STAT %s %s %s %llu\n", name, phase, counters[i],
+			       (unsigned long long)(v1[i] - v0[i]));
+	fflush(stdout);
+}
+
+/* Write val to a cgroup file; a failure is fatal unless may_fail. */
+static void put(const char *path, const char *val, int may_fail)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t r = -1;
+
+	if (fd >= 0) {
+		r = write(fd, val, strlen(val));
+		close(fd);
+	}
+	if (r < 0 && !may_fail)
+		fail(path);
+}
+
+static char *cgpath(int idx, const char *file)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), CGROOT "/swapbench-%d%s%s", idx,
+		 file ? "/" : "", file ? file : "");
+	return buf;
+}
+
+/* A memory cgroup limited to limit bytes (0: no limit), with this
+ * process in it; soft: memory.high (reclaim and throttle, never OOM)
+ * rather than memory.max. */
+static void cg_enter(int idx, size_t limit, int soft)
+{
+	char val[32];
+
+	put(CGROOT "/cgroup.subtree_control", "+memory", 0);
+	if (mkdir(cgpath(idx, NULL), 0755) && errno != EEXIST)
+		fail("mkdir cgroup");
+	errno = 0;
+	if (limit)
+		snprintf(val, sizeof(val), "%zu", limit);
+	put(cgpath(idx, soft ? "memory.high" : "memory.max"),
+	    limit ? val : "max", 0);
+	snprintf(val, sizeof(val), "%d", getpid());
+	put(cgpath(idx, "cgroup.procs"), val, 0);
+}
+
+static void cg_leave(int idx)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d", getpid());
+	put(CGROOT "/cgroup.procs", val, 0);
+	rmdir(cgpath(idx, NULL));
+}
+
+static size_t resident(char *buf, size_t pages)
+{
+	static unsigned char *vec;
+	size_t i, n = 0;
+
+	vec = vec ? vec : malloc(pages);
+	if (!vec || mincore(buf, pages * PAGE, vec))
+		fail("mincore");
+	for (i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+static long meminfo(const char *key)
+{
+	char line[128];
+	long v = -1;
+	size_t n = strlen(key);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static char *map(size_t pages)
+{
+	char *buf = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		fail("mmap");
+	/* One page a fault, as with 4 KiB folios everywhere. */
+	madvise(buf, pages * PAGE, MADV_NOHUGEPAGE);
+	return buf;
+}
+
+static void fill(char *buf, size_t pages, enum pattern p)
+{
+	size_t i;
+
+	for (i = 0; i < pages; i++)
+		fill_page((uint64_t *)(buf + i * PAGE), p, i);
+}
+
+/* Fault every page back with a write (a locked add of 0: a write access
+ * that leaves the data as it was), so that the slot is freed at once. */
+static void touch(char *buf, size_t pages)
+{
+	size_t i;
+
+	for (i = 0; i < pages; i++)
+		__atomic_fetch_add((volatile uint64_t *)(buf + i * PAGE), 0,
+				   __ATOMIC_RELAXED);
+}
+
+static void check(char *buf, size_t pages, enum pattern p)
+{
+	size_t i;
+
+	for (i = 0; i < pages; i++)
+		if (!page_ok((uint64_t *)(buf + i * PAGE), p, i)) {
+			errno = 0;
+			fprintf(stderr, "page %zu differs\n", i);
+			fail("data differs after swap-in");
+		}
+}
+
+static void run_pageout(size_t pages, enum pattern p)
+{
+	uint64_t v[NCOUNTERS], t;
+	char *buf;
+	size_t left;
+	int tries;
+
+	cg_enter(0, 0, 0);
+	buf = map(pages);
+	fill(buf, pages, p);
+	vmstat(v);
+	t = now_us();
+	if (madvise(buf, pages * PAGE, MADV_PAGEOUT))
+		fail("MADV_PAGEOUT");
+	/* An asynchronous device leaves folios in the swap cache, under
+	 * writeback; swap-in would find them there. Push them out too. */
+	for (tries = 0; (left = resident(buf, pages)) && tries < 50; tries++) {
+		char val[32];
+
+		while (meminfo("Writeback") > 0)
+			usleep(1000);
+		snprintf(val, sizeof(val), "%zu", left * PAGE);
+		put(cgpath(0, "memory.reclaim"), val, 1);
+	}
+	t = now_us() - t;
+	if (left)
+		printf("STAT %s out resident %zu\n", name, left);
+	report("out", t, v);
+
+	vmstat(v);
+	t = now_us();
+	touch(buf, pages);
+	report("in", now_us() - t, v);
+	check(buf, pages, p);
+	munmap(buf, pages * PAGE);
+	cg_leave(0);
+}
+
+/* Tell the parent a phase is done (with its CPU time), wait for the next. */
+static void sync_parent(int go, int done, uint64_t cpu)
+{
+	char c;
+
+	if (write(done, &cpu, sizeof(cpu)) != sizeof(cpu) ||
+	    read(go, &c, 1) != 1)
+		fail("sync");
+}
+
+/* One process's part of memcg, par and mix: fill under a limit of pct%,
+ * then either lift the limit and touch (memcg/par) or run random touches
+ * under the limit (mix). go, done: -1 alone, else the pipes from and to
+ * the parent. */
+static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
+		  int go, int done)
+{
+	uint64_t v[NCOUNTERS], t, cpu, s = idx + 1;
+	size_t limit = pages * PAGE * pct / 100, i;
+	char *buf;
+
+	cg_enter(idx, limit, mix);
+	buf = map(pages);
+	if (go >= 0)
+		sync_parent(go, done, 0);
+	vmstat(v);
+	cpu = cpu_us();
+	t = now_us();
+	fill(buf, pages, p);
+	t = now_us() - t;
+	if (go < 0)
+		report(mix ? "fill" : "out", t, v);
+	else
+		sync_parent(go, done, cpu_us() - cpu);
+	if (go < 0 && !mix)
+		put(cgpath(idx, "memory.max"), "max", 0);
+
+	vmstat(v);
+	cpu = cpu_us();
+	t = now_us();
+	if (mix) {
+		for (i = 0; i < 4 * pages; i++) {
+			volatile uint64_t *w = (uint64_t *)
+				(buf + xorshift(&s) % pages * PAGE);
+
+			if (i & 1)
+				__atomic_fetch_add(w, 0, __ATOMIC_RELAXED);
+			else
+				(void)*w;
+		}
+	} else {
+		touch(buf, pages);
+	}
+	t = now_us() - t;
+	if (go < 0)
+		report(mix ? "run" : "in", t, v);
+	/* Check only when every worker is done, not to slow the others. */
+	else
+		sync_parent(go, done, cpu_us() - cpu);
+	check(buf, pages, p);
+	munmap(buf, pages * PAGE);
+	cg_leave(idx);
+	return 0;
+}
+
+/* Workers exit only when told to, at the end: a SIGCHLD before that
+ * means one died (OOM-killed, or it failed), and interrupts the parent's
+ * wait, which would otherwise wait for it forever. */
+static volatile sig_atomic_t child_died;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_died = 1;
+}
+
+/* A worker's message: the CPU time of its phase. */
+static uint64_t wait_worker(int fd)
+{
+	uint64_t cpu;
+
+	while (read(fd, &cpu, sizeof(cpu)) != sizeof(cpu)) {
+		if (errno != EINTR || child_died) {
+			errno = 0;
+			fail("a worker died");
+		}
+	}
+	return cpu;
+}
+
+/* k workers at once; the parent times each phase from the start signal
+ * to the last worker's end. */
+static void run_parallel(size_t pages, enum pattern p, int pct, int mix,
+			 int k)
+{
+	const char *phases[2] = { mix ? "fill" : "out", mix ? "run" : "in" };
+	struct sigaction sa = { .sa_handler = on_sigchld }; /* no SA_RESTART */
+	int go[2], done[2], i, ph, st, bad = 0;
+	uint64_t v[NCOUNTERS], t, cpu;
+	char cpuname[32];
+
+	if (pipe(go) || pipe(done) || sigaction(SIGCHLD, &sa, NULL))
+		fail("pipe");
+	for (i = 0; i < k; i++) {
+		if (fork() == 0) {
+			close(go[1]);
+			close(done[0]);
+			exit(worker(i + 1, pages / k, p, pct, mix, go[0],
+				    done[1]));
+		}
+	}
+	close(go[0]);
+	close(done[1]);
+	for (i = 0; i < k; i++)
+		wait_worker(done[0]);
+	for (ph = 0; ph < 2; ph++) {
+		vmstat(v);
+		t = now_us();
+		for (i = 0; i < k; i++)
+			if (write(go[1], "g", 1) != 1)
+				fail("sync");
+		for (i = 0, cpu = 0; i < k; i++)
+			cpu += wait_worker(done[0]);
+		t = now_us() - t;
+		report(phases[ph], t, v);
+		snprintf(cpuname, sizeof(cpuname), "%s-cpu", phases[ph]);
+		printf("BENCH %s %s %llu\n", name, cpuname,
+		       (unsigned long long)cpu);
+		if (ph == 0 && !mix)
+			for (i = 1; i <= k; i++)
+				put(cgpath(i, "memory.max"), "max", 0);
+	}
+	for (i = 0; i < k; i++)
+		if (write(go[1], "c", 1) != 1)
+			fail("sync");
+	signal(SIGCHLD, SIG_DFL);
+	for (i = 0; i < k; i++)
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad = 1;
+	errno = 0;
+	if (bad)
+		fail("a worker failed");
+}
+
+int main(int argc, char **argv)
+{
+	const char *driver = "pageout", *pat = "zero";
+	static const char *const pats[] = { "zero", "one", "random", "mixed" };
+	enum pattern p = P_ZERO;
+	size_t mib = 64, pages;
+	int k = 1, pct = 25, c, found = 0;
+
+	while ((c = getopt(argc, argv, "w:d:p:m:k:l:")) != -1) {
+		switch (c) {
+		case 'w': name = optarg; break;
+		case 'd': driver = optarg; break;
+		case 'p': pat = optarg; break;
+		case 'm': mib = strtoul(optarg, NULL, 0); break;
+		case 'k': k = atoi(optarg); break;
+		case 'l': pct = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: %s -w NAME -d pageout|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	for (c = 0; c < 4; c++)
+		if (!strcmp(pat, pats[c]))
+			p = c, found = 1;
+	errno = 0;
+	if (!found)
+		fail("unknown pattern");
+	if (k < 1 || pct < 1 || pct > 100 || mib < 1)
+		fail("bad -k, -l or -m");
+	pages = mib * 1024 * 1024 / PAGE;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (!strcmp(driver, "pageout"))
+		run_pageout(pages, p);
+	else if (!strcmp(driver, "memcg"))
+		worker(0, pages, p, pct, 0, -1, -1);
+	else if (!strcmp(driver, "par"))
+		run_parallel(pages, p, pct, 0, k);
+	else if (!strcmp(driver, "mix"))
+		run_parallel(pages, P_MIX4, pct, 1, k);
+	else
+		fail("unknown driver");
+	return 0;
+}
