@@ -398,6 +398,7 @@ enum zsw_pattern {
 	ZSW_PAT_RANDOM,	/* pseudo-random from index and tag: incompressible */
 	ZSW_PAT_MIXED,	/* one page in four filled with a tag byte, else text */
 	ZSW_PAT_SPARSE,	/* zero but for index and tag at both ends: cheap */
+	ZSW_PAT_WORD,	/* one 64-bit word of different bytes, repeated */
 };
 
 /* Marks a ZSW_PAT_SPARSE page, so that it is never all zero */
@@ -418,6 +419,8 @@ static inline const char *zsw_pattern_name(enum zsw_pattern pat)
 		return "mixed";
 	case ZSW_PAT_SPARSE:
 		return "sparse";
+	case ZSW_PAT_WORD:
+		return "word";
 	}
 	return "?";
 }
@@ -436,6 +439,10 @@ static inline void zsw_fill_page(void *page, enum zsw_pattern pat,
 		return;
 	case ZSW_PAT_ONES:
 		memset(page, 0x01, ps);
+		return;
+	case ZSW_PAT_WORD:
+		for (i = 0; i < ps / sizeof(*w); i++)
+			w[i] = 0x0123456789abcdefULL;
 		return;
 	case ZSW_PAT_RANDOM:
 		/* xorshift64, seeded so that every page and tag differs */

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapon(2) must fail cleanly when zswap cannot allocate its trees for the
+ * device: an error to the caller, the device not enabled, and a later swapon
+ * that works.
+ *
+ * With fail-nth (fault injection), make the n-th slab or page allocation of
+ * a swapon call fail, for n = 1, 2, ... until swapon gets through without
+ * an injected failure. Every try must leave the device fully on (then it is
+ * turned off again) or fully off. The tries whose failure was in zswap
+ * (the fault-injection stack trace in the kernel log names zswap_swapon(),
+ * or zswap_frontswap_init() on v6.1) must fail with ENOMEM. How many
+ * allocations precede zswap's can change by one between tries (page cache
+ * state of the swap header), so a walk can step over it: the walk is
+ * repeated, up to three times, until it has failed zswap's allocation.
+ *
+ * The console log level is lowered during the walk, as fault injection
+ * prints a stack trace per injected failure; the kernel log is scanned here
+ * instead, and a warning, BUG or lockdep report fails the test.
+ *
+ * Runs in the boot without swap: it needs /dev/ram0 (ZSWAP_SF_DEV) unused.
+ * Kernel: CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC,
+ * FAULT_INJECTION_DEBUG_FS, KALLSYMS (configs/faultinject.config).
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "zswap_util.h"
+
+#define SF_FAIL_NTH	"/proc/thread-self/fail-nth"
+#define SF_PRINTK	"/proc/sys/kernel/printk"
+#define SF_MAX_TRIES	3000
+#define SF_WALKS	3
+
+static const char * const sf_zswap_funcs[] = {
+	"zswap_swapon+", "zswap_frontswap_init+",
+};
+
+static const char * const sf_splats[] = {
+	"WARNING: ", "BUG: ", "kernel BUG at ", "Oops", "KASAN", "UBSAN",
+	"general protection fault", "possible circular locking",
+	"possible recursive locking", "inconsistent lock state",
+	"list_add corruption", "list_del corruption",
+};
+
+struct sf_log {
+	int fd;
+	bool zswap;	/* a record named zswap's swapon allocation */
+	int splats;
+};
+
+/* Read the kernel log records written since the last call. */
+static void sf_drain(struct sf_log *log)
+{
+	char rec[8192];
+	ssize_t n;
+	size_t i;
+
+	log->zswap = false;
+	for (;;) {
+		n = read(log->fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records were overwritten: go on */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		for (i = 0; i < ARRAY_SIZE(sf_zswap_funcs); i++)
+			if (strstr(rec, sf_zswap_funcs[i]))
+				log->zswap = true;
+		for (i = 0; i < ARRAY_SIZE(sf_splats); i++) {
+			if (!strstr(rec, sf_splats[i]))
+				continue;
+			if (log->splats++ < 8)
+				zsw_log("kernel: %s", strchr(rec, ';') ?
+					strchr(rec, ';') + 1 : rec);
+			break;
+		}
+	}
+}
+
+static int sf_in_swaps(const char *dev)
+{
+	char line[512];
+	size_t len = strlen(dev);
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/swaps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, dev, len) && line[len] == ' ')
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/* Write a swap header (mkswap without bad blocks or label). */
+static int sf_mkswap(const char *dev)
+{
+	unsigned long ps = zsw_page_size();
+	uint32_t *info;
+	off_t size;
+	char *page;
+	int fd, ret = -1;
+
+	fd = open(dev, O_RDWR);
+	if (fd < 0)
+		return -1;
+	size = lseek(fd, 0, SEEK_END);
+	page = calloc(1, ps);
+	if (size >= (off_t)(16 * ps) && page) {
+		/* version, last_page, nr_badpages after 1024 boot bytes */
+		info = (uint32_t *)(page + 1024);
+		info[0] = 1;
+		info[1] = size / ps - 1;
+		info[2] = 0;
+		memcpy(page + ps - 10, "SWAPSPACE2", 10);
+		if (pwrite(fd, page, ps, 0) == (ssize_t)ps && !fsync(fd))
+			ret = 0;
+	}
+	free(page);
+	close(fd);
+	return ret;
+}
+
+static int sf_set_fail_nth(int n)
+{
+	char s[16];
+	int fd, ret;
+
+	fd = open(SF_FAIL_NTH, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	snprintf(s, sizeof(s), "%d", n);
+	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* What is left of fail-nth: 0 once the n-th call failed, else > 0 */
+static long sf_fail_nth_left(void)
+{
+	return zsw_read_long(SF_FAIL_NTH);
+}
+
+FIXTURE(swapon_fail) {
+	const char *dev;
+	char printk[64];
+	struct sf_log log;
+	int tries, failed, zswap_hits, bad;
+};
+
+FIXTURE_SETUP(swapon_fail)
+{
+	static const char * const knobs[][2] = {
+		{ "failslab/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "fail_page_alloc/min-order", "0" },
+		{ "failslab/verbose", "2" },
+		{ "fail_page_alloc/verbose", "2" },
+		{ "failslab/verbose_ratelimit_burst", "100000" },
+		{ "fail_page_alloc/verbose_ratelimit_burst", "100000" },
+	};
+	char path[ZSW_PATH_LEN];
+	size_t i;
+	FILE *f;
+
+	memset(&self->log, 0, sizeof(self->log));
+	self->log.fd = -1;
+	self->printk[0] = 0;
+	self->dev = getenv("ZSWAP_SF_DEV") ?: "/dev/ram0";
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (access(self->dev, R_OK | W_OK))
+		SKIP(return, "no %s to swap on", self->dev);
+	if (sf_in_swaps(self->dev) != 0)
+		SKIP(return, "%s is in use as swap: this test belongs to the boot without swap",
+		     self->dev);
+	if (access(SF_FAIL_NTH, W_OK))
+		SKIP(return, "no %s: kernel without CONFIG_FAULT_INJECTION",
+		     SF_FAIL_NTH);
+	if (access("/proc/kallsyms", R_OK))
+		SKIP(return, "no /proc/kallsyms: without CONFIG_KALLSYMS the stack traces cannot name zswap");
+	if (!zsw_debugfs_ready() || access(ZSW_DEBUGFS "/failslab", R_OK))
+		SKIP(return, "no failslab in debugfs: kernel without CONFIG_FAILSLAB or FAULT_INJECTION_DEBUG_FS");
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		snprintf(path, sizeof(path), ZSW_DEBUGFS "/%s", knobs[i][0]);
+		ASSERT_EQ(0, zsw_write_str(path, knobs[i][1]))
+			TH_LOG("cannot set %s", path);
+	}
+	ASSERT_EQ(0, sf_mkswap(self->dev))
+		TH_LOG("cannot write a swap header to %s", self->dev);
+
+	self->log.fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, self->log.fd);
+	lseek(self->log.fd, 0, SEEK_END);
+
+	/* Keep the per-failure stack traces off the (slow) serial console. */
+	f = fopen(SF_PRINTK, "r");
+	ASSERT_NE(NULL, f);
+	if (!fgets(self->printk, sizeof(self->printk), f))
+		self->printk[0] = 0;
+	fclose(f);
+	ASSERT_EQ(0, zsw_write_str(SF_PRINTK, "1"));
+}
+
+FIXTURE_TEARDOWN(swapon_fail)
+{
+	sf_set_fail_nth(0);
+	if (self->printk[0])
+		zsw_write_str(SF_PRINTK, self->printk);
+	if (self->log.fd >= 0)
+		close(self->log.fd);
+	if (self->dev && sf_in_swaps(self->dev) == 1)
+		swapoff(self->dev);
+}
+
+/* One walk over the allocations of swapon; false when it cannot go on */
+static bool sf_walk(FIXTURE_DATA(swapon_fail) *self)
+{
+	int n, ret, err;
+	long left;
+
+	for (n = 1; n <= SF_MAX_TRIES; n++) {
+		self->tries++;
+		if (sf_set_fail_nth(n))
+			return false;
+		ret = swapon(self->dev, 0);
+		err = errno;
+		left = sf_fail_nth_left();
+		sf_set_fail_nth(0);
+		sf_drain(&self->log);
+
+		if (self->log.zswap) {
+			self->zswap_hits++;
+			zsw_log("n=%d: zswap's allocation failed: swapon %s",
+				n, ret ? strerror(err) : "succeeded");
+			if (!ret || err != ENOMEM) {
+				zsw_log("n=%d: swapon must fail with ENOMEM when zswap cannot allocate",
+					n);
+				self->bad++;
+			}
+		}
+		if (ret) {
+			self->failed++;
+			if (sf_in_swaps(self->dev) != 0) {
+				zsw_log("n=%d: swapon failed (%s) but %s is in /proc/swaps",
+					n, strerror(err), self->dev);
+				self->bad++;
+				swapoff(self->dev);
+			}
+			continue;
+		}
+		if (sf_in_swaps(self->dev) != 1) {
+			zsw_log("n=%d: swapon succeeded but %s is not in /proc/swaps",
+				n, self->dev);
+			self->bad++;
+		}
+		if (swapoff(self->dev)) {
+			zsw_log("n=%d: swapoff: %s", n, strerror(errno));
+			self->bad++;
+			return false;
+		}
+		sf_drain(&self->log);
+		/* Succeeded without using up the fault: the walk is over. */
+		if (left > 0) {
+			zsw_log("walk ended at n=%d: swapon has %d allocations that can fail",
+				n, n - 1);
+			return true;
+		}
+	}
+	zsw_log("walk stopped after %d tries", SF_MAX_TRIES);
+	return false;
+}
+
+TEST_F_TIMEOUT(swapon_fail, walk, 900)
+{
+	int walks;
+
+	for (walks = 0; walks < SF_WALKS && !self->zswap_hits; walks++)
+		if (!sf_walk(self))
+			break;
+	TH_LOG("%d walks, %d swapon calls, %d failed, %d in zswap's allocation, %d bad",
+	       walks, self->tries, self->failed, self->zswap_hits, self->bad);
+
+	/* The device still works afterwards. */
+	ASSERT_EQ(0, swapon(self->dev, 0))
+		TH_LOG("final swapon: %s", strerror(errno));
+	ASSERT_EQ(1, sf_in_swaps(self->dev));
+	ASSERT_EQ(0, swapoff(self->dev));
+	sf_drain(&self->log);
+
+	EXPECT_EQ(0, self->log.splats)
+		TH_LOG("the kernel log has warnings or errors (see above)");
+	EXPECT_EQ(0, self->bad);
+	EXPECT_LT(0, self->zswap_hits)
+		TH_LOG("no walk made zswap's allocation at swapon fail");
+}
+
+TEST_HARNESS_MAIN
