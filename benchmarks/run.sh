@@ -9,7 +9,8 @@
 #     --base v6.12|PATH  base tree for ci/tree.sh (default v6.12)
 #     --tree DIR         use this scratch tree (made by ci/tree.sh; it is
 #                        reset to its zs-base tag) instead of --base
-#     --series FILE      series file (default: the repository's)
+#     --series FILE      series file (default: the repository's for the
+#                        base's version: patches/v6.1/series on v6.1)
 #     --points LIST      points to compare, e.g. 0,2 (default: all;
 #                        0 is the base, k the base plus patches 1..k)
 #     --modes LIST       icount,wall (default both); wall uses KVM if
@@ -39,7 +40,7 @@ for a in "$@"; do
 done
 day=$(date +%Y-%m-%d)
 
-base=v6.12 tree="" series=$REPO_DIR/series points="" modes=icount,wall
+base=v6.12 tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
 while [ $# -gt 0 ]; do
@@ -98,15 +99,9 @@ fi
 tag=$(basename "$tree")
 case $base in v[0-9]*) label=$base ;; *) label=$ZS_KVER ;; esac
 
+[ -n "$series" ] || series=$(series_for "$ZS_KVER")
 series=$(realpath "$series")
-mapfile -t entries < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
-pdir=$REPO_DIR/patches
-[ -f "$pdir/${entries[0]:-none}" ] || pdir=$(dirname "$series")
-patches=()
-for p in "${entries[@]}"; do
-	[ -f "$pdir/$p" ] || die "series names $p, not in $pdir"
-	patches+=("$pdir/$p")
-done
+load_series "$series"
 if [ -z "$points" ]; then
 	points=$(seq -s, 0 ${#patches[@]})
 	[ $determinism -eq 1 ] && points=${#patches[@]}

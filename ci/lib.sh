@@ -25,3 +25,28 @@ die() {
 	printf 'error: %s\n' "$*" >&2
 	exit 1
 }
+
+# series_for KVER: this repository's series for a kernel version.
+series_for() {
+	case $1 in
+	6.1|6.1.*) echo "$REPO_DIR/patches/v6.1/series" ;;
+	*) echo "$REPO_DIR/series" ;;
+	esac
+}
+
+# load_series FILE: set patches (paths, in order) and patch_dir. Entries
+# are relative to patches/ (this repository's series) or to the series
+# file's own folder (a series of your own), as QUILT_PATCHES would be.
+load_series() {
+	local entries p
+	[ -f "$1" ] || die "series file $1 not found"
+	mapfile -t entries < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1")
+	patch_dir=$REPO_DIR/patches
+	[ -f "$patch_dir/${entries[0]:-none}" ] || patch_dir=$(dirname "$(realpath "$1")")
+	patches=()
+	for p in "${entries[@]}"; do
+		[ -f "$patch_dir/$p" ] ||
+			die "series $1 names $p, which is not in $patch_dir"
+		patches+=("$patch_dir/$p")
+	done
+}

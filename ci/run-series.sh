@@ -41,26 +41,33 @@ say "tree: preparing base $base"
 eval "$("$CI_DIR/tree.sh" "$base")"
 tree=$ZS_TREE
 
-if [ -z "$series" ]; then
-	case $ZS_KVER in
-	6.1|6.1.*) series=$REPO_DIR/patches/v6.1/series ;;
-	*) series=$REPO_DIR/series ;;
-	esac
-fi
-[ -f "$series" ] || die "series file $series not found"
+[ -n "$series" ] || series=$(series_for "$ZS_KVER")
 series=$(realpath "$series")
-# Series entries are relative to patches/ (this repository's series) or to
-# the series file's own folder (a series of your own); quilt needs to know
-# which, as QUILT_PATCHES.
-patches=()
-mapfile -t entries < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
-qpatches=$REPO_DIR/patches
-[ -f "$qpatches/${entries[0]:-none}" ] || qpatches=$(dirname "$series")
-for p in "${entries[@]}"; do
-	[ -f "$qpatches/$p" ] ||
-		die "series $series names $p, which is not in $qpatches"
-	patches+=("$qpatches/$p")
-done
+load_series "$series"
+qpatches=$patch_dir
+
+# selftests/since: a test that checks what a patch of this series brings is
+# left out (reported as a skip) before that patch. When no patch of the
+# series matches, the base has it already and the test runs everywhere.
+since_names=() since_from=()
+while read -r t glob; do
+	for i in "${!patches[@]}"; do
+		# shellcheck disable=SC2053 # $glob is a pattern
+		if [[ $(basename "${patches[$i]}") == $glob ]]; then
+			since_names+=("$t") since_from+=($((i + 1)))
+			break
+		fi
+	done
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/selftests/since")
+
+# notyet K: the tests to skip at point K, comma-separated.
+notyet() {
+	local i out=""
+	for i in "${!since_names[@]}"; do
+		[ "$1" -lt "${since_from[$i]}" ] && out+=${out:+,}${since_names[$i]}
+	done
+	echo "$out"
+}
 
 tag=$(basename "$tree")
 results=${results:-$REPO_DIR/results/$(date +%Y%m%d-%H%M%S)-$tag}
@@ -95,7 +102,8 @@ say "image: building the selftests against the base tree"
 	die "could not build the test image (see $results/image)"
 initrd=$results/image/initramfs.cpio.gz
 
-frags_default=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config")
+frags_default=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
+	"$REPO_DIR/configs/faultinject.config")
 frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
 
 # write_meta DIR K NAME CONFIG SECONDS: what verdict.py shows of a row.
@@ -156,10 +164,12 @@ run_point() {
 			say "boot: accelerator $ZS_ACCEL"
 		fi
 		say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
+		local extra=""
+		[ -n "$(notyet "$k")" ] && extra="zs.notyet=$(notyet "$k")"
 		if [ -n "$only" ]; then
-			boot_profile "$d" boot "$d" "$limit" "zs.only=$only"
+			boot_profile "$d" boot "$d" "$limit" "zs.only=$only $extra"
 		else
-			boot_profile "$d" boot "$d" "$limit" ""
+			boot_profile "$d" boot "$d" "$limit" "$extra"
 		fi
 		# The other boots of ci/profiles, where the image has their tests
 		# (not with --only, which picks tests of the main boot).
@@ -168,7 +178,7 @@ run_point() {
 			[ -z "$only" ] || break
 			grep -qx "tests-$pname.list" "$results/image/lists" || continue
 			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
-			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts"
+			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
 		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/profiles")
 		rm -f "$d/bzImage"
 	else
