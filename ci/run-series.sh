@@ -129,15 +129,35 @@ boot_profile() {
 # its own build folder (no '=' in its name: objtool's build breaks on it),
 # and record a build-<variant> step for each.
 build_variants() {
-	local vname arch frag rc
+	local vname arch frag rc log
 	while read -r vname arch frag; do
 		say "[$k/${#patches[@]}] $2: build $vname"
-		rc=ok
-		ARCH=$arch ZS_CHECK=last "$CI_DIR/build.sh" "$tree" \
-			"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
-			"$REPO_DIR/configs/$frag" >"$1/build-$vname.log" 2>&1 || rc=fail
+		rc=ok log=$1/build-$vname.log
+		build_variant >"$log" 2>&1 || rc=fail
+		if [ $rc = fail ]; then
+			# Once more, from a clean folder: a failure that does not
+			# repeat is shown, and its log kept, but does not fail the row.
+			say "[$k/${#patches[@]}] $2: build $vname failed; its log ends:"
+			tail -n 15 "$log" >&2
+			mv "$log" "$log.try1"
+			rm -rf "$CACHE_DIR/build/$tag-variant-${vname//=/-}"
+			say "[$k/${#patches[@]}] $2: build $vname again, from scratch"
+			if build_variant >"$log" 2>&1; then
+				rc=ok
+				say "[$k/${#patches[@]}] $2: build $vname ok the second time (first log: $log.try1)"
+			else
+				tail -n 15 "$log" >&2
+			fi
+		fi
 		echo "build-$vname $rc" >>"$1/steps"
 	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/variants")
+}
+
+# build_variant: one build of build_variants' loop.
+build_variant() {
+	ARCH=$arch ZS_CHECK=last "$CI_DIR/build.sh" "$tree" \
+		"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
+		"$REPO_DIR/configs/$frag"
 }
 
 # run_point K NAME CONFIG: build and boot the tree as it is now.
@@ -184,7 +204,8 @@ run_point() {
 	else
 		echo "build fail" >>"$d/steps"
 		echo "boot skip" >>"$d/steps"
-		say "[$k/${#patches[@]}] $name: BUILD FAILED, see $d/build.log"
+		say "[$k/${#patches[@]}] $name: BUILD FAILED, see $d/build.log; it ends:"
+		tail -n 15 "$d/build.log" >&2
 	fi
 	write_meta "$d" "$k" "$name" "$config" "$(($(date +%s) - t0))"
 	local v
