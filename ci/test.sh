@@ -34,6 +34,7 @@ stage "shellcheck guest init" shellcheck -s sh "$CI_DIR/guest/init"
 stage "shellcheck benchmarks/" shellcheck -x "$REPO_DIR/benchmarks/run.sh"
 stage "shellcheck benchmark guest scripts" \
 	shellcheck -s sh "$REPO_DIR"/benchmarks/guest/*
+stage "MAINTAINERS.snippet" "$CI_DIR/check-maintainers.sh" "${bases[0]}"
 stage "python compiles" python3 -m py_compile "$CI_DIR"/*.py \
 	"$REPO_DIR"/benchmarks/*.py
 # To stay within an hour on 2 cores, what the main job runs at every point
