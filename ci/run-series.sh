@@ -6,19 +6,22 @@
 #
 #   ci/run-series.sh [--base v6.12|v6.1|PATH] [--series FILE]
 #                    [--results DIR] [--debug last|all|none] [--from K]
-#                    [--variants all|last|none] [--only TEST,...]
+#                    [--variants all|last|none] [--gates all|last|none]
+#                    [--only TEST,...]
 #
 # Defaults: --base v6.12 (Debian's linux-source-6.12), the series that goes
 # with the base, results under results/, the debug config (lockdep, KASAN,
 # ...) for the last point. --from K applies patches 1..K-1 without building
 # them and starts at point K. --variants: at which points to also build the
-# configurations of ci/variants (default all). --only: run only these tests,
+# configurations of ci/variants (default all). --gates: at which points to
+# run the static-analysis gates of ci/gates.sh (sparse, W=1, coccinelle on
+# the files the patch touches; default all). --only: run only these tests,
 # in the main boot only. Exit 0 only when every row is green.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0 variants=all only=""
+base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0 variants=all gates=all only=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
 	--debug) debug=$2 ;;
 	--from) from=$2 ;;
 	--variants) variants=$2 ;;
+	--gates) gates=$2 ;;
 	--only) only=$2 ;;
 	-h|--help) sed -n '3,17p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -35,6 +39,15 @@ while [ $# -gt 0 ]; do
 done
 case $debug in last|all|none) ;; *) die "--debug last|all|none" ;; esac
 case $variants in last|all|none) ;; *) die "--variants last|all|none" ;; esac
+case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
+if [ "$gates" != none ]; then
+	# The gates' tools, as ZS_GATES picks them (ci/gates.sh); coccinelle
+	# needs OCaml for the scripts written in it.
+	gpkgs=()
+	case " ${ZS_GATES:-sparse W1 cocci} " in *" sparse "*) gpkgs+=(sparse) ;; esac
+	case " ${ZS_GATES:-sparse W1 cocci} " in *" cocci "*) gpkgs+=(coccinelle ocaml-nox) ;; esac
+	"$CI_DIR/deps.sh" "${gpkgs[@]}" || die "cannot install ${gpkgs[*]}"
+fi
 
 "$CI_DIR/deps.sh"
 say "tree: preparing base $base"
@@ -177,6 +190,12 @@ run_point() {
 	if "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >>"$d/steps"
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
+		if [ "$config" = default ] && [ "$k" -gt 0 ] && { [ "$gates" = all ] ||
+			{ [ "$gates" = last ] && [ "$k" -eq ${#patches[@]} ]; }; }; then
+			say "[$k/${#patches[@]}] $name: gates (sparse, W=1, coccinelle)"
+			"$CI_DIR/gates.sh" "$tree" "$bdir" "$d" >>"$d/steps" 2>"$d/gates.err" ||
+				echo "gate-run fail" >>"$d/steps"
+		fi
 		if [ -z "${ZS_ACCEL:-}" ]; then
 			ZS_ACCEL=$("$CI_DIR/probe-accel.sh" "$d/bzImage" "$initrd")
 			export ZS_ACCEL

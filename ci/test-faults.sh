@@ -19,7 +19,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 faults=("$@")
-[ ${#faults[@]} -gt 0 ] || faults=(not-applying build-break panic leak-entry free-without-erase)
+[ ${#faults[@]} -gt 0 ] ||
+	faults=(not-applying build-break panic leak-entry free-without-erase sparse-warning)
 results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
@@ -71,8 +72,12 @@ for f in "${faults[@]}"; do
 	case $f in swap-cgroup-*) tests=$swapcg_tests ;; esac
 	say "fault $f: running the series with it at point $last"
 	rc=0
-	"$CI_DIR/run-series.sh" --base "$base" --series "$d/patches/series" \
-		--results "$d/run" --debug none --variants none --from "$last" \
+	# The gates only where the fault is for them, and only the quick ones.
+	gates=none
+	case $f in sparse-warning) gates=last tests=zswap_roundtrip ;; esac
+	ZS_GATES="sparse W1" "$CI_DIR/run-series.sh" --base "$base" \
+		--series "$d/patches/series" --results "$d/run" --debug none \
+		--variants none --gates "$gates" --from "$last" \
 		--only "$tests" >"$d/run.log" 2>&1 || rc=$?
 	why=""
 	case $f in
@@ -88,6 +93,12 @@ for f in "${faults[@]}"; do
 		;;
 	panic)
 		[ "$(field "$d/run" "$last" boot)" = panic ] || why="boot is not 'panic'"
+		;;
+	sparse-warning)
+		# Exactly the sparse cell: W=1 and the tests stay green.
+		[ "$(field "$d/run" "$last" gate-sparse)" = fail ] || why="gate-sparse is not red"
+		[ "$(field "$d/run" "$last" gate-W1)" = ok ] || why="$why; gate-W1 is not ok"
+		[ "$(field "$d/run" "$last" failed)" = 0 ] || why="$why; tests failed"
 		;;
 	*)
 		# Failed tests, a splat, a panic or a stall: any of them is red.

@@ -186,13 +186,14 @@ COLS = [("point", 6), ("patch", 46), ("config", 7), ("apply", 6),
         ("verdict", 7)]
 
 
-def row(r, variants):
+def row(r, variants, gates=()):
     plan = "-" if r.get("plan") is None else f"{r['ran']}/{r['plan']}"
     booted = r.get("boot", "skip") == "ok"
     cell = (lambda k: str(r[k]) if booted else "-")
     t = int(r.get("seconds", 0))
     return [r.get("point", "?"), r.get("patch", "")[:46], r.get("config", ""),
-            r.get("apply", "-"), r.get("checkpatch", "-"),
+            r.get("apply", "-"), r.get("checkpatch", "-")] + [
+            r.get("gate-" + g, "-") for g in gates] + [
             r.get("build", "-")] + [r.get("build-" + v, "-") for v in variants] + [
             r.get("boot", "-"), plan if booted else "-",
             cell("passed"), cell("failed"), cell("skipped"), cell("splats"),
@@ -212,12 +213,15 @@ def table(run):
     lines = [head, ""] if head else []
     # Build-only configurations (ci/variants) get a column each.
     variants = sorted({k[6:] for r in rows for k in r if k.startswith("build-")})
-    cols = COLS[:6] + [(v, max(len(v), 6)) for v in variants] + COLS[6:]
+    # So do the static-analysis gates of ci/gates.sh.
+    gates = sorted({k[5:] for r in rows for k in r if k.startswith("gate-")})
+    cols = (COLS[:5] + [(g, max(len(g), 6)) for g in gates] + COLS[5:6] +
+            [(v, max(len(v), 6)) for v in variants] + COLS[6:])
     fmt = "  ".join(f"{{:<{w}}}" for _, w in cols)
     lines.append(fmt.format(*[c for c, _ in cols]))
     lines.append(fmt.format(*["-" * w for _, w in cols]))
     for r in rows:
-        lines.append(fmt.format(*row(r, variants)))
+        lines.append(fmt.format(*row(r, variants, gates)))
     for r in rows:
         for why in r["failures"][:10]:
             lines.append(f"  {r['point']}: failed {why}")
