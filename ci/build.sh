@@ -55,5 +55,13 @@ done < <(
 )
 [ $bad -eq 0 ] || { echo "config: fragments not satisfied" >&2; exit 1; }
 
+# With ZS_DISTCC_HOSTS (distcc's host list, e.g. "localhost/2 buildbox/16"),
+# what ccache misses is compiled through distcc, as many jobs at once as
+# the hosts offer.
 jobs=$(nproc)
+if [ -n "${ZS_DISTCC_HOSTS:-}" ]; then
+	command -v distcc >/dev/null || { echo "ZS_DISTCC_HOSTS set but no distcc" >&2; exit 1; }
+	export DISTCC_HOSTS=$ZS_DISTCC_HOSTS CCACHE_PREFIX=distcc
+	jobs=$(distcc -j)
+fi
 make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" bzImage 2>&1

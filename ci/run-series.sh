@@ -5,14 +5,15 @@
 # the selftests, and judge the point; then print the per-patch table.
 #
 #   ci/run-series.sh [--base v6.12|v6.1|PATH] [--series FILE]
-#                    [--results DIR] [--debug last|all|none] [--from K]
+#                    [--results DIR] [--debug last|all|none] [--from K] [--to K]
 #                    [--variants all|last|none] [--gates all|last|none]
 #                    [--only TEST,...]
 #
 # Defaults: --base v6.12 (Debian's linux-source-6.12), the series that goes
 # with the base, results under results/, the debug config (lockdep, KASAN,
 # ...) for the last point. --from K applies patches 1..K-1 without building
-# them and starts at point K. --variants: at which points to also build the
+# them and starts at point K; --to K stops after point K (one point of a CI
+# matrix: --from K --to K; "last" there means the series' last point). --variants: at which points to also build the
 # configurations of ci/variants (default all). --gates: at which points to
 # run the static-analysis gates of ci/gates.sh (sparse, W=1, coccinelle on
 # the files the patch touches; default all). --only: run only these tests,
@@ -21,7 +22,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0 variants=all gates=all only=""
+base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
 	--from) from=$2 ;;
 	--variants) variants=$2 ;;
 	--gates) gates=$2 ;;
+	--to) to=$2 ;;
 	--only) only=$2 ;;
 	-h|--help) sed -n '3,17p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -263,6 +265,7 @@ for k in $(seq 0 ${#patches[@]}); do
 			steps_pre=$'apply ok\ncheckpatch fail\n'
 		fi
 	fi
+	[ -n "$to" ] && [ "$k" -gt "$to" ] && break
 	if [ "$k" -lt "$from" ]; then
 		rm -rf "$results/$(printf '%02d' "$k")-default"
 		continue
