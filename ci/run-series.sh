@@ -205,8 +205,9 @@ run_point() {
 			say "boot: accelerator $ZS_ACCEL"
 		fi
 		say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
-		local extra=""
-		[ -n "$(notyet "$k")" ] && extra="zs.notyet=$(notyet "$k")"
+		local extra="" ny
+		ny=$(notyet "$k")
+		[ -z "$ny" ] || extra="zs.notyet=$ny"
 		if [ -n "$only" ]; then
 			boot_profile "$d" boot "$d" "$limit" "zs.only=$only $extra"
 		else
