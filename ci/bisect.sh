@@ -70,8 +70,7 @@ if [ "$check" != build ]; then
 		die "could not build the test image (see $results/image)"
 fi
 
-frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
-	"$REPO_DIR/configs/faultinject.config")
+frags=("${default_frags[@]}")
 bdir=$CACHE_DIR/build/$tag-default
 
 # point_ok K: 0 when point K passes the check, 1 when it fails; the logs

@@ -26,6 +26,12 @@ die() {
 	exit 1
 }
 
+# The kconfig fragments of the test kernel's default configuration, in
+# merge order (ci/run-series.sh; ci/bisect.sh builds in the same folder).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+default_frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
+	"$REPO_DIR/configs/faultinject.config")
+
 # series_for KVER: this repository's series for a kernel version.
 series_for() {
 	case $1 in

@@ -117,8 +117,7 @@ say "image: building the selftests against the base tree"
 	die "could not build the test image (see $results/image)"
 initrd=$results/image/initramfs.cpio.gz
 
-frags_default=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
-	"$REPO_DIR/configs/faultinject.config")
+frags_default=("${default_frags[@]}")
 frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
 
 # write_meta DIR K NAME CONFIG SECONDS: what verdict.py shows of a row.
