@@ -54,9 +54,14 @@ messages() {
 # ZS_GATES picks gates (default all three); a tool that is not installed
 # makes its gate "skip".
 read -ra wanted <<<"${ZS_GATES:-sparse W1 cocci}"
-gates=(sparse W1 cocci)
-command -v sparse >/dev/null || gates=("${gates[@]/sparse/}")
-command -v spatch >/dev/null || gates=("${gates[@]/cocci/}")
+installed() {
+	case $1 in
+	sparse) command -v sparse >/dev/null ;;
+	cocci) command -v spatch >/dev/null ;;
+	W1) true ;;
+	*) false ;;
+	esac
+}
 
 diff=$(mktemp)
 trap 'rm -f "$diff"' EXIT
@@ -64,7 +69,7 @@ git -C "$tree" diff HEAD~1 HEAD >"$diff"
 for g in "${wanted[@]}"; do
 	log=$out/gate-$g.log
 	: >"$log"
-	if ! printf '%s\n' "${gates[@]}" | grep -qx "$g"; then
+	if ! installed "$g"; then
 		echo "not installed" >"$log"
 		echo "gate-$g skip"
 		continue
