@@ -9,10 +9,17 @@
  * an injected failure. Every try must leave the device fully on (then it is
  * turned off again) or fully off. The tries whose failure was in zswap
  * (the fault-injection stack trace in the kernel log names zswap_swapon(),
- * or zswap_frontswap_init() on v6.1) must fail with ENOMEM. How many
- * allocations precede zswap's can change by one between tries (page cache
- * state of the swap header), so a walk can step over it: the walk is
- * repeated, up to three times, until it has failed zswap's allocation.
+ * or zswap_frontswap_init() on v6.1) must fail with ENOMEM.
+ *
+ * How many allocations precede zswap's changes from try to try: vmalloc()
+ * takes its pages in bulk from the per-CPU lists and falls back to one
+ * allocation a page when they run short, so the maps that swapon
+ * vmallocs before calling zswap cost a varying number of calls. A walk can
+ * step over zswap's allocation (seen under KASAN: three walks in a row).
+ * The swap header therefore declares a small device (SF_SWAP_MIB, still
+ * several zswap trees), which keeps those maps to a few pages; and when the
+ * walk has not hit zswap, the last SF_AIM_SPAN positions before its end,
+ * where zswap's allocation lies, are tried again, up to SF_AIM_ROUNDS times.
  *
  * The console log level is lowered during the walk, as fault injection
  * prints a stack trace per injected failure; the kernel log is scanned here
@@ -29,7 +36,9 @@
 #define SF_FAIL_NTH	"/proc/thread-self/fail-nth"
 #define SF_PRINTK	"/proc/sys/kernel/printk"
 #define SF_MAX_TRIES	3000
-#define SF_WALKS	3
+#define SF_SWAP_MIB	160	/* three trees of 64 MiB, the last partial */
+#define SF_AIM_SPAN	16
+#define SF_AIM_ROUNDS	40
 
 static const char * const sf_zswap_funcs[] = {
 	"zswap_swapon+", "zswap_frontswap_init+",
@@ -94,7 +103,10 @@ static int sf_in_swaps(const char *dev)
 	return found;
 }
 
-/* Write a swap header (mkswap without bad blocks or label). */
+/*
+ * Write a swap header (mkswap without bad blocks or label) for at most
+ * SF_SWAP_MIB of the device.
+ */
 static int sf_mkswap(const char *dev)
 {
 	unsigned long ps = zsw_page_size();
@@ -112,6 +124,8 @@ static int sf_mkswap(const char *dev)
 		/* version, last_page, nr_badpages after 1024 boot bytes */
 		info = (uint32_t *)(page + 1024);
 		info[0] = 1;
+		if (size > (off_t)SF_SWAP_MIB << 20)
+			size = (off_t)SF_SWAP_MIB << 20;
 		info[1] = size / ps - 1;
 		info[2] = 0;
 		memcpy(page + ps - 10, "SWAPSPACE2", 10);
@@ -217,73 +231,84 @@ FIXTURE_TEARDOWN(swapon_fail)
 		swapoff(self->dev);
 }
 
-/* One walk over the allocations of swapon; false when it cannot go on */
-static bool sf_walk(FIXTURE_DATA(swapon_fail) *self)
+enum sf_result { SF_STOP, SF_FAILED, SF_DONE };
+
+/*
+ * One swapon with its n-th allocation failing: SF_FAILED when it used up
+ * the fault, SF_DONE when it succeeded with allocations to spare (n is past
+ * its last one), SF_STOP when the test cannot go on.
+ */
+static enum sf_result sf_try(FIXTURE_DATA(swapon_fail) *self, int n)
 {
-	int n, ret, err;
+	int ret, err;
 	long left;
 
-	for (n = 1; n <= SF_MAX_TRIES; n++) {
-		self->tries++;
-		if (sf_set_fail_nth(n))
-			return false;
-		ret = swapon(self->dev, 0);
-		err = errno;
-		left = sf_fail_nth_left();
-		sf_set_fail_nth(0);
-		sf_drain(&self->log);
+	self->tries++;
+	if (sf_set_fail_nth(n))
+		return SF_STOP;
+	ret = swapon(self->dev, 0);
+	err = errno;
+	left = sf_fail_nth_left();
+	sf_set_fail_nth(0);
+	sf_drain(&self->log);
 
-		if (self->log.zswap) {
-			self->zswap_hits++;
-			zsw_log("n=%d: zswap's allocation failed: swapon %s",
-				n, ret ? strerror(err) : "succeeded");
-			if (!ret || err != ENOMEM) {
-				zsw_log("n=%d: swapon must fail with ENOMEM when zswap cannot allocate",
-					n);
-				self->bad++;
-			}
-		}
-		if (ret) {
-			self->failed++;
-			if (sf_in_swaps(self->dev) != 0) {
-				zsw_log("n=%d: swapon failed (%s) but %s is in /proc/swaps",
-					n, strerror(err), self->dev);
-				self->bad++;
-				swapoff(self->dev);
-			}
-			continue;
-		}
-		if (sf_in_swaps(self->dev) != 1) {
-			zsw_log("n=%d: swapon succeeded but %s is not in /proc/swaps",
-				n, self->dev);
+	if (self->log.zswap) {
+		self->zswap_hits++;
+		zsw_log("n=%d: zswap's allocation failed: swapon %s",
+			n, ret ? strerror(err) : "succeeded");
+		if (!ret || err != ENOMEM) {
+			zsw_log("n=%d: swapon must fail with ENOMEM when zswap cannot allocate",
+				n);
 			self->bad++;
-		}
-		if (swapoff(self->dev)) {
-			zsw_log("n=%d: swapoff: %s", n, strerror(errno));
-			self->bad++;
-			return false;
-		}
-		sf_drain(&self->log);
-		/* Succeeded without using up the fault: the walk is over. */
-		if (left > 0) {
-			zsw_log("walk ended at n=%d: swapon has %d allocations that can fail",
-				n, n - 1);
-			return true;
 		}
 	}
-	zsw_log("walk stopped after %d tries", SF_MAX_TRIES);
-	return false;
+	if (ret) {
+		self->failed++;
+		if (sf_in_swaps(self->dev) != 0) {
+			zsw_log("n=%d: swapon failed (%s) but %s is in /proc/swaps",
+				n, strerror(err), self->dev);
+			self->bad++;
+			swapoff(self->dev);
+		}
+		return SF_FAILED;
+	}
+	if (sf_in_swaps(self->dev) != 1) {
+		zsw_log("n=%d: swapon succeeded but %s is not in /proc/swaps",
+			n, self->dev);
+		self->bad++;
+	}
+	if (swapoff(self->dev)) {
+		zsw_log("n=%d: swapoff: %s", n, strerror(errno));
+		self->bad++;
+		return SF_STOP;
+	}
+	sf_drain(&self->log);
+	return left > 0 ? SF_DONE : SF_FAILED;
 }
 
 TEST_F_TIMEOUT(swapon_fail, walk, 900)
 {
-	int walks;
+	enum sf_result r = SF_FAILED;
+	int n, end = 0, round;
 
-	for (walks = 0; walks < SF_WALKS && !self->zswap_hits; walks++)
-		if (!sf_walk(self))
-			break;
-	TH_LOG("%d walks, %d swapon calls, %d failed, %d in zswap's allocation, %d bad",
-	       walks, self->tries, self->failed, self->zswap_hits, self->bad);
+	/* Every allocation of swapon in turn. */
+	for (n = 1; n <= SF_MAX_TRIES && r == SF_FAILED; n++) {
+		r = sf_try(self, n);
+		if (r == SF_DONE)
+			end = n;
+	}
+	ASSERT_NE(0, end)
+		TH_LOG("the walk did not reach the end of swapon (%d tries)", n - 1);
+	zsw_log("walk ended at n=%d: swapon has %d allocations that can fail",
+		end, end - 1);
+
+	/* zswap's allocation, if the walk stepped over it: near the end. */
+	for (round = 0; round < SF_AIM_ROUNDS && !self->zswap_hits; round++)
+		for (n = end - 1; n > 0 && n >= end - SF_AIM_SPAN &&
+		     !self->zswap_hits; n--)
+			ASSERT_NE(SF_STOP, sf_try(self, n));
+	TH_LOG("%d swapon calls, %d failed, %d in zswap's allocation (%d aimed rounds), %d bad",
+	       self->tries, self->failed, self->zswap_hits, round, self->bad);
 
 	/* The device still works afterwards. */
 	ASSERT_EQ(0, swapon(self->dev, 0))
@@ -296,7 +321,7 @@ TEST_F_TIMEOUT(swapon_fail, walk, 900)
 		TH_LOG("the kernel log has warnings or errors (see above)");
 	EXPECT_EQ(0, self->bad);
 	EXPECT_LT(0, self->zswap_hits)
-		TH_LOG("no walk made zswap's allocation at swapon fail");
+		TH_LOG("no try made zswap's allocation at swapon fail");
 }
 
 TEST_HARNESS_MAIN
