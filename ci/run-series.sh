@@ -139,20 +139,26 @@ boot_profile() {
 	esac >>"$1/steps"
 }
 
-# build_variants DIR NAME: build the configurations of ci/variants, each in
-# its own build folder (no '=' in its name: objtool's build breaks on it),
-# and record a build-<variant> step for each.
+# build_variants DIR NAME: build the configurations of ci/variants (those
+# named in ZS_VARIANTS, if set), each in its own build folder (no '=' in
+# its name: objtool's build breaks on it), and record a build-<variant>
+# step for each.
 build_variants() {
 	local vname arch frag rc log
 	while read -r vname arch frag; do
+		[ -z "${ZS_VARIANTS:-}" ] || [[ " $ZS_VARIANTS " == *" $vname "* ]] ||
+			continue
 		say "[$k/${#patches[@]}] $2: build $vname"
 		rc=ok log=$1/build-$vname.log
 		build_variant >"$log" 2>&1 || rc=fail
 		if [ $rc = fail ]; then
-			# Once more, from a clean folder: a failure that does not
-			# repeat is shown, and its log kept, but does not fail the row.
 			say "[$k/${#patches[@]}] $2: build $vname failed; its log ends:"
 			tail -n 15 "$log" >&2
+		fi
+		if [ $rc = fail ] && ! grep -q 'error:' "$log"; then
+			# Not the compiler: once more, from a clean folder. A failure
+			# that does not repeat is shown, and its log kept, but does
+			# not fail the row.
 			mv "$log" "$log.try1"
 			rm -rf "$CACHE_DIR/build/$tag-variant-${vname//=/-}"
 			say "[$k/${#patches[@]}] $2: build $vname again, from scratch"

@@ -20,7 +20,8 @@ while [ $# -gt 0 ]; do
 done
 faults=("$@")
 [ ${#faults[@]} -gt 0 ] ||
-	faults=(not-applying build-break panic leak-entry free-without-erase sparse-warning)
+	faults=(not-applying build-break panic leak-entry free-without-erase
+		sparse-warning nomemcg-build-break)
 results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
@@ -42,6 +43,22 @@ echo "1..${#faults[@]}"
 field() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
 		"$1/$(printf '%02d' "$2")-default/result.json" "$3"
+}
+
+# only_red RUN K CELL: "; ..." for each step of row K, other than CELL,
+# that is not ok, and for failed tests or splats: nothing when CELL is the
+# only red one.
+only_red() {
+	python3 - "$1/$(printf '%02d' "$2")-default/result.json" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+steps = [k for k in r if k in ("apply", "checkpatch", "build")
+         or k.startswith(("boot", "gate-", "build-"))]
+bad = ["%s is %s" % (k, r[k]) for k in steps
+       if k != sys.argv[2] and r[k] != "ok"]
+bad += ["%s %s" % (r[k], k) for k in ("failed", "splats") if r.get(k)]
+print("".join("; " + b for b in bad), end="")
+PY
 }
 
 for f in "${faults[@]}"; do
@@ -72,13 +89,17 @@ for f in "${faults[@]}"; do
 	case $f in swap-cgroup-*) tests=$swapcg_tests ;; esac
 	say "fault $f: running the series with it at point $last"
 	rc=0
-	# The gates only where the fault is for them, and only the quick ones.
-	gates=none
-	case $f in sparse-warning) gates=last tests=zswap_roundtrip ;; esac
-	ZS_GATES="sparse W1" "$CI_DIR/run-series.sh" --base "$base" \
-		--series "$d/patches/series" --results "$d/run" --debug none \
-		--variants none --gates "$gates" --from "$last" \
-		--only "$tests" >"$d/run.log" 2>&1 || rc=$?
+	# The gates and a variant build only where the fault is for them, and
+	# only the quick gates and the one variant.
+	gates=none variants=none
+	case $f in
+	sparse-warning) gates=last tests=zswap_roundtrip ;;
+	nomemcg-build-break) variants=last tests=zswap_roundtrip ;;
+	esac
+	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/run-series.sh" \
+		--base "$base" --series "$d/patches/series" --results "$d/run" \
+		--debug none --variants "$variants" --gates "$gates" \
+		--from "$last" --only "$tests" >"$d/run.log" 2>&1 || rc=$?
 	why=""
 	case $f in
 	not-applying)
@@ -95,10 +116,13 @@ for f in "${faults[@]}"; do
 		[ "$(field "$d/run" "$last" boot)" = panic ] || why="boot is not 'panic'"
 		;;
 	sparse-warning)
-		# Exactly the sparse cell: W=1 and the tests stay green.
 		[ "$(field "$d/run" "$last" gate-sparse)" = fail ] || why="gate-sparse is not red"
-		[ "$(field "$d/run" "$last" gate-W1)" = ok ] || why="$why; gate-W1 is not ok"
-		[ "$(field "$d/run" "$last" failed)" = 0 ] || why="$why; tests failed"
+		why+=$(only_red "$d/run" "$last" gate-sparse)
+		;;
+	nomemcg-build-break)
+		[ "$(field "$d/run" "$last" build-MEMCG=n)" = fail ] ||
+			why="build-MEMCG=n is not red"
+		why+=$(only_red "$d/run" "$last" build-MEMCG=n)
 		;;
 	*)
 		# Failed tests, a splat, a panic or a stall: any of them is red.

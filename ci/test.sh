@@ -44,7 +44,8 @@ stage "python compiles" python3 -m py_compile "$CI_DIR"/*.py \
 # there that each rework first appears (ci/run-series.sh --base v6.1 runs
 # the rest). The static-analysis gates (coccinelle alone takes minutes a
 # file) are left to the main job; test-faults.sh checks that a planted
-# sparse warning turns the sparse cell red.
+# sparse warning turns the sparse cell red, and a planted MEMCG=n build
+# break that build's cell.
 first=1
 for base in "${bases[@]}"; do
 	if [ $first = 1 ]; then
