@@ -19,7 +19,7 @@
 #     --mib N            MiB each workload swaps (default 64)
 #     --procs K          processes of the parallel workloads (default 2)
 #     --smp N            vCPUs in wall mode (default 2; icount has 1)
-#     --mem MiB          guest memory (default 3 x mib + 512, at least 1024)
+#     --mem MiB          guest memory (default 4 x mib + 512, at least 1024)
 #     --patterns LIST    of zero,one,random,mixed (default all)
 #     --zswap LIST       of on,off (default both)
 #     --groups LIST      of pageout,memcg,swapcache,parallel (default all)
@@ -75,7 +75,7 @@ done
 "$CI_DIR/deps.sh" gnuplot-nox
 # brd keeps what is swapped to it in guest memory.
 if [ -z "$mem" ]; then
-	mem=$((mib * 3 + 512))
+	mem=$((mib * 4 + 512))
 	[ "$mem" -ge 1024 ] || mem=1024
 fi
 
@@ -187,18 +187,7 @@ fi
 append="norandmaps zs.swap=none zs.timeout=3600"
 append+=" zs.bench.mib=$mib zs.bench.procs=$procs"
 append+=" zs.bench.patterns=$patterns zs.bench.zswap=$zswap"
-# The groups asked for, in the guest's order. Under -icount the groups
-# that do not use the virtio disk boot without it: the kernel reads its
-# partition table at boot, the host completes that read at a moment of
-# its own, and the idle guest's clock jumps to timer deadlines meanwhile;
-# the multi-process workloads' scheduling then differed from boot to boot
-# (up to 3.7%). swapcache gets a boot of its own, with the disk.
-wanted=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$BENCH_DIR/tests.list" |
-	while read -r g; do
-		if [ -z "$groups" ] || [[ ",$groups," == *",$g,"* ]]; then echo "$g"; fi
-	done | paste -sd, -)
-[ -n "$wanted" ] || die "--groups: none of $groups is in benchmarks/tests.list"
-nodisk=$(tr , '\n' <<<"$wanted" | grep -vx swapcache | paste -sd, - || true)
+[ -n "$groups" ] && append+=" zs.only=$groups"
 # brd and the virtio disk: room for the largest workload and then some.
 swap_mib=$((mib * 2 + 64))
 modes=${modes//wall/$wall}
@@ -226,57 +215,45 @@ modes=${modes//wall/$wall}
 } >"$out/meta.new"
 mv "$out/meta.new" "$out/meta"
 
-# boot MODE ROUND K: the guests of one point, round and mode; under
-# -icount the disk's group in a boot of its own (folder suffix -disk).
+# boot MODE ROUND K: one guest, all workloads. A boot that did not finish
+# is tried once more; one that finished in an earlier run into the same
+# --out folder is kept.
 boot() {
-	local mode=$1 r=$2 k=$3
-	if [ "$mode" != icount ]; then
-		boot_part "$mode" "$r" "$k" "" "$wanted" disk
-		return 0
-	fi
-	[ -z "$nodisk" ] || boot_part "$mode" "$r" "$k" "" "$nodisk" ""
-	[[ ",$wanted," != *,swapcache,* ]] ||
-		boot_part "$mode" "$r" "$k" -disk swapcache disk
-	return 0
-}
-
-# boot_part MODE ROUND K SUFFIX GROUPS DISK: one guest running GROUPS, with
-# its own virtio disk in /dev/shm (a file in host memory, as fast as brd
-# but asynchronous) if DISK is set. A boot that did not finish is tried
-# once more; one that finished in an earlier run into the same --out
-# folder is kept.
-boot_part() {
 	local mode=$1 r=$2 k=$3 d rc=0 try
-	d=$out/boots/$mode-r$r-p$k$4
+	d=$out/boots/$mode-r$r-p$k
 	if grep -qs '^ZS-GUEST-DONE' "$d/console.log"; then
-		say "boot: $mode round $r point $k$4: kept from an earlier run"
+		say "boot: $mode round $r point $k: kept from an earlier run"
 		return 0
 	fi
 	for try in 1 2; do
 		rc=0
-		boot_once "$mode" "$k" "$d" "$5" "$6" || rc=$?
+		boot_once "$mode" "$k" "$d" || rc=$?
 		[ $rc -eq 0 ] && break
-		say "boot: $mode round $r point $k$4 failed ($rc, try $try), see $d"
+		say "boot: $mode round $r point $k failed ($rc, try $try), see $d"
 	done
-	[ $rc -eq 0 ] && say "boot: $mode round $r point $k$4 done in $(cat "$d/boot-seconds")s"
+	[ $rc -eq 0 ] && say "boot: $mode round $r point $k done in $(cat "$d/boot-seconds")s"
 	return 0
 }
 
+# boot_once MODE K DIR. The swapcache group's device: in wall-clock mode a
+# virtio disk in /dev/shm (a file in host memory, as fast as brd but
+# asynchronous); under -icount a loop device on a ramfs file in the guest,
+# as the host completes a virtio disk's I/O at moments of its own (the
+# kernel reads its partition table at boot, swapon its header), and the
+# idle guest's clock jumps from timer deadline to timer deadline until
+# then: boots of one kernel differed by up to 0.6%, and the two-process
+# workloads by up to 3.7%.
 boot_once() {
 	local mode=$1 k=$2 d=$3 disk="" rc=0 opts
 	rm -rf "$d"
 	mkdir -p "$d"
 	opts=(--accel "$mode" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400)
-	if [ -n "$5" ]; then
+	if [ "$mode" = icount ]; then
+		opts+=(--append "$append zs.bench.cachedev=loop")
+	else
 		disk=$(mktemp /dev/shm/zswap-bench.XXXXXX)
 		truncate -s "${swap_mib}M" "$disk"
-		opts+=(--drive "$disk")
-	fi
-	# icount: leave out what waits for the virtio disk (guest/swapcache).
-	if [ "$mode" = icount ]; then
-		opts+=(--append "$append zs.only=$4 zs.bench.diskio=0")
-	else
-		opts+=(--append "$append zs.only=$4" --smp "$smp")
+		opts+=(--drive "$disk" --append "$append" --smp "$smp")
 	fi
 	"$CI_DIR/boot.sh" "${opts[@]}" "$kdir/$(point_key "$k")/bzImage" \
 		"$initrd" "$d" >/dev/null 2>&1 || rc=$?

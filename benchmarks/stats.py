@@ -8,7 +8,7 @@
                                           (and OUT.md with the run's facts)
 
 RUNDIR holds `meta` (key: value lines), `points` (k<TAB>name lines) and
-boots/<mode>-r<round>-p<k>[-disk]/ktap.txt, whose `BENCH <workload> <phase>
+boots/<mode>-r<round>-p<k>/ktap.txt, whose `BENCH <workload> <phase>
 <usec>` lines are the samples. Each point is compared with the previous one
 asked for (a patch's effect: point k against k-1), and the last with the
 first; runs are paired by round (the boots were interleaved), as the ratio
@@ -53,8 +53,7 @@ def read_meta(run):
     return meta, points
 
 
-# -disk: under -icount the group that uses the virtio disk boots apart.
-BOOT = re.compile(r"^(?P<mode>[a-z]+)-r(?P<round>\d+)-p(?P<k>\d+)(-disk)?$")
+BOOT = re.compile(r"^(?P<mode>[a-z]+)-r(?P<round>\d+)-p(?P<k>\d+)$")
 
 
 def collect(run):
@@ -346,9 +345,9 @@ def determinism_lines(det):
          "Largest (max - min) / mean over the runs of one kernel, per "
          "workload and phase; every one must be within %.1f%%. What makes "
          "two boots agree: -seed (RDRAND), a fixed RTC on guest time, no "
-         "address-space randomisation, and no virtio disk in the boot of "
-         "the groups that do not use it (the host completes its I/O at "
-         "moments of its own)." % DETERMINISM_LIMIT, "",
+         "address-space randomisation, and no virtio disk (the host "
+         "completes its I/O at moments of its own; the swap-cache "
+         "workloads use a loop device on a ramfs file)." % DETERMINISM_LIMIT, "",
          "| workload | phase | runs | spread | within %.1f%% |"
          % DETERMINISM_LIMIT, "|---|---|---|---|---|"]
     for (wl, ph), (s, n) in det.items():

@@ -7,7 +7,9 @@
 #   zs.bench.patterns=L   page contents, of zero,one,random,mixed (all)
 #   zs.bench.zswap=L      zswap settings to run, of on,off (both)
 #   zs.bench.limit=PCT    memcg limit, % of the workload's size (25)
-#   zs.bench.diskio=0     leave out workloads that wait for disk reads
+#   zs.bench.cachedev=D   swap device of the swapcache group: vda (the
+#                         virtio disk, default) or loop (a loop device on
+#                         a ramfs file, whose I/O runs in the guest)
 
 opt() {
 	# shellcheck disable=SC2013 # the command line is one line of words
