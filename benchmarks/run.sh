@@ -204,7 +204,7 @@ modes=${modes//wall/$wall}
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "modes: $modes"
 	echo "wall: ${wall:-none}, $smp vCPUs"
-	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, guest $mem MiB, $runs runs a point and mode, brd and virtio-blk swap of $swap_mib MiB"
+	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, guest $mem MiB, $runs runs a point and mode, brd swap of $swap_mib MiB, swap-cache swap on virtio-blk ($swap_mib MiB, wall-clock) or loop on ramfs ($((mib + 64)) MiB, icount)"
 	# Resuming into the same --out: the first command made the boots kept.
 	if [ -f "$out/meta" ]; then
 		grep '^command: ' "$out/meta"
