@@ -347,7 +347,8 @@ def determinism_lines(det):
          "two boots agree: -seed (RDRAND), a fixed RTC on guest time, no "
          "address-space randomisation, and no virtio disk (the host "
          "completes its I/O at moments of its own; the swap-cache "
-         "workloads use a loop device on a ramfs file)." % DETERMINISM_LIMIT, "",
+         "workloads use a loop device on a ramfs file)."
+         % DETERMINISM_LIMIT, "",
          "| workload | phase | runs | spread | within %.1f%% |"
          % DETERMINISM_LIMIT, "|---|---|---|---|---|"]
     for (wl, ph), (s, n) in det.items():
