@@ -13,7 +13,7 @@ bases=(v6.12 v6.1)
 [ "${1:-}" = --base ] && bases=("$2")
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-"$CI_DIR/deps.sh" shellcheck
+"$CI_DIR/deps.sh" shellcheck python3-yaml
 
 pass=0 fail=0
 stage() {
@@ -58,6 +58,13 @@ for base in "${bases[@]}"; do
 		--results "$out/series-${base//\//_}"
 	first=0
 done
+# The CI files for other machines: their cells against the series, and a
+# replay of their artifact upload and table job on the runs above.
+replay=()
+[ ${#bases[@]} -eq 2 ] && [ "${bases[*]}" = "v6.12 v6.1" ] &&
+	replay=(--results "v6.12=$out/series-v6.12" --results "v6.1=$out/series-v6.1")
+stage "GitHub and GitLab CI files" \
+	/usr/bin/python3 "$CI_DIR/check-workflows.py" "${replay[@]}"
 stage "injected faults are caught" \
 	"$CI_DIR/test-faults.sh" --base "${bases[0]}" --results "$out/faults"
 [ "${bases[0]}" = v6.12 ] &&
