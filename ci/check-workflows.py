@@ -193,7 +193,7 @@ def replay(name, patterns, table_script, layout, runs):
                 files = split_run(run, cell, patterns, stage)
                 if not any(f.endswith("result.json") for f in files):
                     bad(f"{name}: the upload of {cell} has no result.json")
-                layout(stage, cell, tmp)
+                layout(stage, cell, tmp, patterns)
         r = run_script(table_script, tmp)
         for base in runs:
             got_dir = os.path.join(tmp, "all", base)
@@ -207,18 +207,16 @@ def replay(name, patterns, table_script, layout, runs):
                       f"gives the run's {len(got)} rows")
 
 
-def github_layout(stage, cell, tmp):
+def github_layout(stage, cell, tmp, patterns):
     # download-artifact puts artifact <name> under artifacts/<name>/, its
     # files relative to the upload's root, the common prefix of the paths.
-    with open(GITHUB) as f:
-        paths = yaml.safe_load(f)["jobs"]["point"]["steps"][-1]["with"]["path"]
-    root = os.path.commonpath([literal_prefix(p) for p in paths.split()])
+    root = os.path.commonpath([literal_prefix(p) for p in patterns])
     shutil.copytree(os.path.join(stage, root),
                     os.path.join(tmp, "artifacts", "results-" + cell),
                     dirs_exist_ok=True)
 
 
-def gitlab_layout(stage, cell, tmp):
+def gitlab_layout(stage, cell, tmp, patterns):
     # GitLab restores artifacts at their paths in the project folder.
     shutil.copytree(stage, tmp, dirs_exist_ok=True, symlinks=True)
 
@@ -243,7 +241,9 @@ def main():
         replay("GitHub", up, table, github_layout, runs)
         with open(GITLAB) as f:
             gl = yaml.safe_load(f)
-        table = "\n".join(gl["table"]["script"][1:])
+        # all but the package install, which this machine has done
+        table = "\n".join(ln for ln in gl["table"]["script"]
+                          if not ln.startswith("apt-get"))
         replay("GitLab", gl["point"]["artifacts"]["paths"], table,
                gitlab_layout, runs)
     print(f"{len(errors)} problems")
