@@ -87,14 +87,14 @@ TEST_F_TIMEOUT(inval, madv_dontneed, 120)
 
 TEST_F_TIMEOUT(inval, madv_free, 120)
 {
+	uint64_t *ents;
+	long bad = 0;
+	size_t i;
+
 	if (!zsw_require(_metadata, INV_NEEDS))
 		return;
 	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
 		return;
-
-	uint64_t *ents;
-	long bad = 0;
-	size_t i;
 
 	push_out(_metadata, self);
 	ents = calloc(self->npages, sizeof(*ents));
