@@ -41,14 +41,12 @@ def bad(msg):
 
 
 def series_cells():
-    """(base, point) for every point of each series, from the series files."""
-    cells = []
-    for base, path in (("v6.12", "series"),
-                       ("v6.1", os.path.join("patches", "v6.1", "series"))):
-        with open(os.path.join(REPO, path)) as f:
-            n = sum(1 for ln in f if re.sub(r"#.*", "", ln).strip())
-        cells += [(base, k) for k in range(n + 1)]
-    return cells
+    """(base, point) for every point of each series: ci/matrix.sh --list,
+    which reads the series files as ci/run-series.sh does."""
+    out = subprocess.run(["bash", os.path.join(REPO, "ci", "matrix.sh"),
+                          "--list"], capture_output=True, text=True,
+                         check=True).stdout
+    return [(b, int(k)) for b, k in (ln.split() for ln in out.splitlines())]
 
 
 def run_script(script, cwd, env=None):
