@@ -68,9 +68,18 @@ int main(void)
 	char root[PATH_MAX];
 	int proc_status;
 
+	/* The same checks and set-up as upstream's main() */
+#ifdef MEMCONTROL_PAGE_SIZE
+	/*
+	 * Newer trees step through their buffers by a page_size that their
+	 * main() sets; left at 0, alloc_anon() never leaves its first page.
+	 */
+	page_size = sysconf(_SC_PAGE_SIZE);
+	if (page_size <= 0)
+		page_size = BUF_SIZE;
+#endif
 	ksft_print_header();
 
-	/* The same checks and set-up as upstream's main() */
 	if (find_unified_root(root, sizeof(root)))
 		ksft_exit_skip("cgroup v2 isn't mounted\n");
 
