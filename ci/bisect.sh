@@ -6,7 +6,7 @@
 # commits, building every point in one build folder so that each step only
 # rebuilds what the patches in between touched (and ccache the rest).
 #
-#   ci/bisect.sh [--base v6.12|v6.1|PATH] [--series FILE] [--results DIR]
+#   ci/bisect.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE] [--results DIR]
 #                build|boot|TEST
 #
 # TEST is a program of selftests/tests.list, or PROFILE:TEST for one of
@@ -18,7 +18,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-v6.12} series="" results=""
+base=${ZS_BASE:-mainline} series="" results=""
 while [ $# -gt 1 ]; do
 	case $1 in
 	--base) base=$2 ;;

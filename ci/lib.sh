@@ -30,13 +30,15 @@ die() {
 # merge order (ci/run-series.sh; ci/bisect.sh builds in the same folder).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 default_frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
-	"$REPO_DIR/configs/faultinject.config")
+	"$REPO_DIR/configs/faultinject.config" "$REPO_DIR/configs/kunit.config")
 
-# series_for KVER: this repository's series for a kernel version.
+# series_for KVER|BASE: this repository's series for a kernel version or a
+# base name: the LTS backports for 6.12.y and 6.1.y, else the mainline one.
 series_for() {
 	case $1 in
-	6.1|6.1.*) echo "$REPO_DIR/patches/v6.1/series" ;;
-	*) echo "$REPO_DIR/series" ;;
+	v6.1|6.1|6.1.*) echo "$REPO_DIR/patches/v6.1/series" ;;
+	v6.12|6.12|6.12.*) echo "$REPO_DIR/patches/v6.12/series" ;;
+	*) echo "$REPO_DIR/patches/mainline/series" ;;
 	esac
 }
 

@@ -5,22 +5,22 @@
 # {"include": [{"base": "v6.12", "point": 0}, ...]}, for GitHub Actions'
 # fromJSON(); --list prints "BASE POINT" lines instead.
 #
-#   ci/matrix.sh [--list] [BASE...]          (default: v6.12 v6.1)
+#   ci/matrix.sh [--list] [BASE...]   (default: mainline v6.12 v6.1)
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
-[ $# -gt 0 ] || set -- v6.12 v6.1
+[ $# -gt 0 ] || set -- mainline v6.12 v6.1
 
 cells=()
 for base in "$@"; do
 	case $base in
-	v[0-9]*.[0-9]*) ;;
-	*) die "matrix: $base is not a base like v6.12 (a tree of your own has no series of this repository)" ;;
+	mainline|v[0-9]*.[0-9]*) ;;
+	*) die "matrix: $base is not a base like mainline or v6.12 (a tree of your own has no series of this repository)" ;;
 	esac
-	load_series "$(series_for "${base#v}")"
+	load_series "$(series_for "$base")"
 	for k in $(seq 0 ${#patches[@]}); do
 		if [ $list = 1 ]; then
 			echo "$base $k"

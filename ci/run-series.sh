@@ -4,25 +4,27 @@
 # 1..k, checkpatch patch k, build, boot QEMU with brd swap and zswap, run
 # the selftests, and judge the point; then print the per-patch table.
 #
-#   ci/run-series.sh [--base v6.12|v6.1|PATH] [--series FILE]
+#   ci/run-series.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE]
 #                    [--results DIR] [--debug last|all|none] [--from K] [--to K]
 #                    [--variants all|last|none] [--gates all|last|none]
 #                    [--only TEST,...]
 #
-# Defaults: --base v6.12 (Debian's linux-source-6.12), the series that goes
-# with the base, results under results/, the debug config (lockdep, KASAN,
-# ...) for the last point. --from K applies patches 1..K-1 without building
-# them and starts at point K; --to K stops after point K (one point of a CI
-# matrix: --from K --to K; "last" there means the series' last point). --variants: at which points to also build the
-# configurations of ci/variants (default all). --gates: at which points to
-# run the static-analysis gates of ci/gates.sh (sparse, W=1, coccinelle on
-# the files the patch touches; default all). --only: run only these tests,
-# in the main boot only. Exit 0 only when every row is green.
+# Defaults: --base mainline (the newest linux-source-7.* of Debian's
+# experimental or sid suite), the series that goes with the base, results
+# under results/, the debug config (lockdep, KASAN, ...) for the last point.
+# --from K applies patches 1..K-1 without building them and starts at
+# point K; --to K stops after point K (one point of a CI matrix: --from K
+# --to K; "last" there means the series' last point). --variants: at which
+# points to also build the configurations of ci/variants (default all).
+# --gates: at which points to run the static-analysis gates of ci/gates.sh
+# (sparse, W=1, coccinelle on the files the patch touches; default all).
+# --only: run only these tests, in the main boot only. Exit 0 only when
+# every row is green.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-v6.12} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
+base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
 	--gates) gates=$2 ;;
 	--to) to=$2 ;;
 	--only) only=$2 ;;
-	-h|--help) sed -n '3,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift 2
@@ -99,11 +101,22 @@ say "results: $results"
 } >"$results/header"
 
 # The series must also go on with quilt, as maintainers carry it that way.
+# With every patch on, the selftests are built: the kselftests a series
+# adds run at every point, the base included, which shows that what they
+# check held before the change too.
 qlog=$results/quilt.log
-if (cd "$tree" && QUILT_PATCHES=$qpatches QUILT_SERIES=$series \
-	QUILT_PC=.pc quilt push -a -q && quilt pop -a -q) >"$qlog" 2>&1 &&
-	[ -z "$(git -C "$tree" status --porcelain)" ]; then
-	quilt=ok
+export QUILT_PATCHES=$qpatches QUILT_SERIES=$series QUILT_PC=.pc
+if (cd "$tree" && quilt push -a -q) >"$qlog" 2>&1; then
+	say "image: building the selftests against the base with the whole series"
+	image_at="the base with the whole series"
+	"$CI_DIR/image.sh" "$tree" "$results/image" ||
+		die "could not build the test image (see $results/image)"
+	if (cd "$tree" && quilt pop -a -q) >>"$qlog" 2>&1 &&
+		[ -z "$(git -C "$tree" status --porcelain)" ]; then
+		quilt=ok
+	else
+		quilt=fail
+	fi
 else
 	quilt=fail
 fi
@@ -111,10 +124,13 @@ rm -rf "$tree/.pc"
 git -C "$tree" reset -q --hard zs-base
 git -C "$tree" clean -q -f -d -x
 echo "quilt:   push -a/pop -a: $quilt" >>"$results/header"
-
-say "image: building the selftests against the base tree"
-"$CI_DIR/image.sh" "$tree" "$results/image" ||
-	die "could not build the test image (see $results/image)"
+if [ ! -f "$results/image/initramfs.cpio.gz" ]; then
+	say "image: building the selftests against the base tree (quilt push -a failed)"
+	image_at="the base"
+	"$CI_DIR/image.sh" "$tree" "$results/image" ||
+		die "could not build the test image (see $results/image)"
+fi
+echo "tests:   built from $image_at" >>"$results/header"
 initrd=$results/image/initramfs.cpio.gz
 
 frags_default=("${default_frags[@]}")
@@ -178,6 +194,36 @@ build_variant() {
 	ARCH=$arch ZS_CHECK=last "$CI_DIR/build.sh" "$tree" \
 		"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
 		"$REPO_DIR/configs/$frag"
+}
+
+# same_kernel K: patch K changes nothing the kernel is built from (only
+# tools/, e.g. a kselftest) and point K-1 was booted in this run. The
+# kernel is then the one of K-1, and so are the tests (built once from
+# the whole series), so K-1's boots stand for K instead of being repeated.
+same_kernel() {
+	local prev files
+	prev=$results/$(printf '%02d' $(($1 - 1)))-default
+	[ "$1" -gt 0 ] && [ -f "$prev/result.json" ] && grep -q '^boot ' "$prev/steps" ||
+		return 1
+	files=$(git -C "$tree" diff --name-only HEAD~1 HEAD)
+	[ -n "$files" ] && ! grep -qv '^tools/' <<<"$files"
+}
+
+# reuse_point K NAME: record point K with the boots of point K-1.
+reuse_point() {
+	local d prev
+	d=$results/$(printf '%02d' "$1")-default
+	prev=$results/$(printf '%02d' $(($1 - 1)))-default
+	mkdir -p "$d"
+	say "[$1/${#patches[@]}] $2: touches only tools/: the kernel and tests of point $(($1 - 1)), not booted again"
+	printf '%s' "$steps_pre" >"$d/steps"
+	# What went wrong there goes wrong here; what was ok is "same".
+	sed -n -e '/^\(build\|boot[^ ]*\) /{s/ ok$/ same/;p}' "$prev/steps" >>"$d/steps"
+	(cd "$prev" && find . \( -name ktap.txt -o -name console.log \) -print0 |
+		xargs -0 cp --parents -t "$d")
+	echo "kernel and tests of point $(($1 - 1)): $prev" >"$d/same-as"
+	write_meta "$d" "$1" "$2" default 0
+	say "[$1/${#patches[@]}] $2: $(python3 "$CI_DIR/verdict.py" point "$d")"
 }
 
 # run_point K NAME CONFIG: build and boot the tree as it is now.
@@ -260,6 +306,7 @@ for k in $(seq 0 ${#patches[@]}); do
 		if ! "$CI_DIR/apply.sh" "$tree" "$p" >"$d/apply.log" 2>&1; then
 			failed_apply=$name
 			grep 'APPLY FAILED' "$d/apply.log" >&2 || cat "$d/apply.log" >&2
+			say "the series no longer applies to $ZS_BASE_DESC from $name on"
 			printf 'apply fail\nbuild skip\nboot skip\n' >"$d/steps"
 			write_meta "$d" "$k" "$name" default 0
 			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
@@ -276,7 +323,11 @@ for k in $(seq 0 ${#patches[@]}); do
 		rm -rf "$results/$(printf '%02d' "$k")-default"
 		continue
 	fi
-	run_point "$k" "$name" default
+	if same_kernel "$k"; then
+		reuse_point "$k" "$name"
+	else
+		run_point "$k" "$name" default
+	fi
 	if [ "$variants" = all ] || { [ "$variants" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
 		d=$results/$(printf '%02d' "$k")-default
 		build_variants "$d" "$name"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Test ci/bisect.sh: put ci/faults/build-break.patch into the v6.12 series
+# Test ci/bisect.sh: put ci/faults/v6.12/build-break.patch into the v6.12 series
 # after its second patch (the patches after it do not touch mm/zswap.c, so
 # they still apply) and check that bisecting the build names that patch.
 #
@@ -14,14 +14,14 @@ results=$REPO_DIR/results/test-bisect-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$results/series"
 results=$(realpath "$results")
 
-load_series "$REPO_DIR/series"
+load_series "$REPO_DIR/patches/v6.12/series"
 broken=$results/series
 : >"$broken/series"
 for i in "${!patches[@]}"; do
 	cp "${patches[$i]}" "$broken/"
 	basename "${patches[$i]}" >>"$broken/series"
 	if [ "$i" -eq 1 ]; then
-		cp "$CI_DIR/faults/build-break.patch" "$broken/0002a-build-break.patch"
+		cp "$CI_DIR/faults/v6.12/build-break.patch" "$broken/0002a-build-break.patch"
 		echo 0002a-build-break.patch >>"$broken/series"
 	fi
 done

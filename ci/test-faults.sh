@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Test the pipeline and the selftests themselves: each patch in ci/faults/
-# goes on top of the series and must turn its row red in the expected way,
-# and a series patch edited so that it no longer applies must stop the run
-# with the patch and the file named. Prints TAP and a closing count.
+# Test the pipeline and the selftests themselves: each patch in
+# ci/faults/<series>/ (the folder named as the base's series folder under
+# patches/) goes on top of the series and must turn its row red in the
+# expected way, and a series patch edited so that it no longer applies must
+# stop the run with the patch and the file named. Prints TAP and a closing
+# count.
 #
-#   ci/test-faults.sh [--base v6.12|PATH] [--results DIR] [FAULT...]
+#   ci/test-faults.sh [--base mainline|v6.12|PATH] [--results DIR] [FAULT...]
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-v6.12} results=""
+base=${ZS_BASE:-mainline} results=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2; shift 2 ;;
@@ -19,20 +21,31 @@ while [ $# -gt 0 ]; do
 	esac
 done
 faults=("$@")
-[ ${#faults[@]} -gt 0 ] ||
-	faults=(not-applying build-break panic leak-entry free-without-erase
-		sparse-warning nomemcg-build-break)
 results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
 
-mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
-# The faults in zswap_invalidate() meet this repository's zswap tests, those
-# in swap_cgroup its swap_cgroup tests; the upstream tests would add minutes.
+# The series of the base: by name, or by the version of a tree of your own.
+case $base in
+mainline|v[0-9]*) sfile=$(series_for "$base") ;;
+*) sfile=$(series_for "$(make -s -C "$base" kernelversion)") ;;
+esac
+load_series "$sfile"
+series=("${patches[@]}")
+fdir=$CI_DIR/faults/$(basename "$(dirname "$sfile")")
+[ -d "$fdir" ] || die "no faults for the series of $sfile (no $fdir)"
+# By default the faults that must be caught: an edit that keeps a patch of
+# the series from applying, and those that $fdir/must-catch names.
+[ ${#faults[@]} -gt 0 ] ||
+	mapfile -t faults < <(echo not-applying; sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/must-catch")
+# The faults in zswap_invalidate() meet the zswap tests, those in
+# swap_cgroup the swap_cgroup tests; test_memcontrol would add minutes.
 tests_like() {
 	sed -n "s/^\($1[a-z_]*\)\$/\1/p" "$REPO_DIR/selftests/tests.list" | paste -sd, -
 }
-zswap_tests=$(tests_like zswap_)
+# The zswap tests: the repository's, upstream's test_zswap with the cases
+# a series adds to it, and the KUnit tests.
+zswap_tests=$(tests_like '\(zswap_\|test_zswap\|kunit_\)')
 swapcg_tests=$(tests_like swapcg_)
 n=${#series[@]}
 pass=0 fail=0 i=0
@@ -67,7 +80,7 @@ for f in "${faults[@]}"; do
 	mkdir -p "$d/patches"
 	: >"$d/patches/series"
 	for p in "${series[@]}"; do
-		cp "$REPO_DIR/patches/$p" "$d/patches/"
+		cp "$p" "$d/patches/"
 		basename "$p" >>"$d/patches/series"
 	done
 	last=$n
@@ -80,7 +93,7 @@ for f in "${faults[@]}"; do
 		last=$(grep -nx "$victim" "$d/patches/series" | cut -d: -f1)
 		sed -i '0,/^ \tif (xa_empty(tree))/s// \tif (xa_is_empty(tree))/' "$d/patches/$victim"
 	else
-		cp "$CI_DIR/faults/$f.patch" "$d/patches/"
+		cp "$fdir/$f.patch" "$d/patches/"
 		echo "$f.patch" >>"$d/patches/series"
 		last=$((n + 1))
 		victim=$f.patch
@@ -95,6 +108,8 @@ for f in "${faults[@]}"; do
 	case $f in
 	sparse-warning) gates=last tests=zswap_roundtrip ;;
 	nomemcg-build-break) variants=last tests=zswap_roundtrip ;;
+	# Layouts that swap does not reach: only the KUnit tests make them.
+	seed000-posted|rcu-dropped-early) tests=kunit_results ;;
 	esac
 	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/run-series.sh" \
 		--base "$base" --series "$d/patches/series" --results "$d/run" \

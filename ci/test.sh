@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The test command: lint the pipeline, run the v6.12 series and the v6.1
-# backport (every point green), then check that injected faults are caught.
+# The test command: lint the pipeline, run the mainline series and the
+# v6.12 and v6.1 backports (every point green), then check that injected
+# faults are caught.
 #
-#   ci/test.sh [--base v6.12|v6.1|PATH]     (default: v6.12, then v6.1)
+#   ci/test.sh [--base mainline|v6.12|v6.1|PATH]
+#                          (default: mainline, then v6.12, then v6.1)
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-bases=(v6.12 v6.1)
+bases=(mainline v6.12 v6.1)
 [ -n "${ZS_BASE:-}" ] && bases=("$ZS_BASE")
 [ "${1:-}" = --base ] && bases=("$2")
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
@@ -37,18 +39,20 @@ stage "shellcheck benchmark guest scripts" \
 stage "MAINTAINERS.snippet" "$CI_DIR/check-maintainers.sh" "${bases[0]}"
 stage "python compiles" python3 -m py_compile "$CI_DIR"/*.py \
 	"$REPO_DIR"/benchmarks/*.py
+# The top-level series is the mainline one, relative to patches/.
+stage "series is patches/mainline/series" diff -u \
+	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|mainline/|' "$REPO_DIR/patches/mainline/series") \
+	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
 # To stay within an hour on 2 cores, what the main job runs at every point
-# is cut here: the build-only variants and the debug config (lockdep, KASAN)
-# run at the last point of the first base only, where they cover the whole
-# series; the v6.1 backport gets its three boots at every point, as it is
-# there that each rework first appears (ci/run-series.sh --base v6.1 runs
-# the rest). The static-analysis gates (coccinelle alone takes minutes a
-# file) are left to the main job; test-faults.sh checks that a planted
-# sparse warning turns the sparse cell red, and a planted MEMCG=n build
-# break that build's cell.
-first=1
+# is cut here: every point of every series is built and gets its three
+# boots, but the build-only variants and the debug config (lockdep, KASAN)
+# run at the last point of v6.12 only, where they cover that whole series
+# (ci/run-series.sh runs them everywhere). The static-analysis gates
+# (coccinelle alone takes minutes a file) are left to the main job;
+# test-faults.sh checks that a planted sparse warning turns the sparse cell
+# red, and a planted MEMCG=n build break that build's cell.
 for base in "${bases[@]}"; do
-	if [ $first = 1 ]; then
+	if [ "$base" = v6.12 ]; then
 		opts=(--variants last --debug last --gates none)
 	else
 		opts=(--variants none --debug none --gates none)
@@ -56,18 +60,25 @@ for base in "${bases[@]}"; do
 	stage "series on $base, every point green" \
 		"$CI_DIR/run-series.sh" --base "$base" "${opts[@]}" \
 		--results "$out/series-${base//\//_}"
-	first=0
 done
 # The CI files for other machines: their cells against the series, and a
 # replay of their artifact upload and table job on the runs above.
 replay=()
-[ ${#bases[@]} -eq 2 ] && [ "${bases[*]}" = "v6.12 v6.1" ] &&
-	replay=(--results "v6.12=$out/series-v6.12" --results "v6.1=$out/series-v6.1")
+[ "${bases[*]}" = "mainline v6.12 v6.1" ] &&
+	replay=(--results "mainline=$out/series-mainline"
+		--results "v6.12=$out/series-v6.12" --results "v6.1=$out/series-v6.1")
 stage "GitHub and GitLab CI files" \
 	/usr/bin/python3 "$CI_DIR/check-workflows.py" "${replay[@]}"
-stage "injected faults are caught" \
-	"$CI_DIR/test-faults.sh" --base "${bases[0]}" --results "$out/faults"
-[ "${bases[0]}" = v6.12 ] &&
+# The faults of ci/faults/<series>/ exist for mainline and v6.12.
+for base in "${bases[@]}"; do
+	case $base in mainline|v6.12) ;; *) continue ;; esac
+	stage "injected faults are caught on $base" \
+		"$CI_DIR/test-faults.sh" --base "$base" --results "$out/faults-$base"
+done
+[ "${bases[*]}" = "mainline v6.12 v6.1" ] &&
+	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
+		"$CI_DIR/test-mail.sh"
+[ "${bases[*]}" = "mainline v6.12 v6.1" ] &&
 	stage "bisect names a broken patch" \
 		"$CI_DIR/test-bisect.sh" --results "$out/bisect"
 

@@ -3,17 +3,20 @@
 # Step 1, tree: prepare a scratch git tree of the base kernel, outside the
 # repository, and print where it is and which version it holds.
 #
-#   ci/tree.sh v6.12 | v6.1 | /path/to/kernel/tree
+#   ci/tree.sh mainline | v6.12 | v6.1 | /path/to/kernel/tree
 #
-# A name takes Debian's linux-source-<x.y> package (installed if missing);
-# a path takes a copy of that tree (its HEAD commit if it is a git checkout,
-# else the files as they are). The user's tree is only ever read.
-# Prints shell assignments: ZS_TREE, ZS_BASE_DESC, ZS_KVER.
+# mainline takes the newest linux-source-7.* that Debian's experimental
+# suite serves (else sid's), downloaded alone (ci/fetch-mainline.sh);
+# v6.12 and v6.1 take Debian 12's linux-source-<x.y> package (installed if
+# missing); a path takes a copy of that tree (its HEAD commit if it is a
+# git checkout, else the files as they are). The user's tree is only ever
+# read. Prints shell assignments: ZS_TREE, ZS_BASE_DESC, ZS_KVER, and
+# ZS_UPSTREAM (the upstream tag the tree corresponds to, where known).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 1 ] || die "usage: $0 v6.12|v6.1|PATH"
+[ $# -eq 1 ] || die "usage: $0 mainline|v6.12|v6.1|PATH"
 base=$1
 trees=$CACHE_DIR/trees
 mkdir -p "$trees"
@@ -28,15 +31,8 @@ commit_all() {
 	git -C "$1" tag -f zs-base >/dev/null
 }
 
-case $base in
-v[0-9]*.[0-9]*)
-	pkg=linux-source-${base#v}
-	"$CI_DIR/deps.sh" "$pkg" || die "cannot install $pkg"
-	debver=$(dpkg-query -W -f='${Version}' "$pkg")
-	tarball=$(dpkg -L "$pkg" | grep -m1 '\.tar\.xz$') ||
-		die "$pkg ships no tarball"
-	tree=$trees/$pkg-$debver
-	desc="Debian $pkg $debver"
+# unpack_debian: unpack $tarball into $tree once, as one commit.
+unpack_debian() {
 	if [ ! -e "$tree/.git/zs-ready" ]; then
 		say "tree: unpacking $tarball"
 		rm -rf "$tree" "$tree.tmp"
@@ -48,6 +44,27 @@ v[0-9]*.[0-9]*)
 		commit_all "$tree" "$desc"
 		touch "$tree/.git/zs-ready"
 	fi
+}
+
+upstream=""
+case $base in
+mainline)
+	# KEY=value lines: the package, its version and suite, the tarball.
+	eval "$("$CI_DIR/fetch-mainline.sh")"
+	tarball=$ZS_TARBALL
+	tree=$trees/$ZS_PKG-$ZS_DEBVER
+	desc="Debian $ZS_PKG $ZS_DEBVER ($ZS_SUITE)"
+	unpack_debian
+	;;
+v[0-9]*.[0-9]*)
+	pkg=linux-source-${base#v}
+	"$CI_DIR/deps.sh" "$pkg" || die "cannot install $pkg"
+	debver=$(dpkg-query -W -f='${Version}' "$pkg")
+	tarball=$(dpkg -L "$pkg" | grep -m1 '\.tar\.xz$') ||
+		die "$pkg ships no tarball"
+	tree=$trees/$pkg-$debver
+	desc="Debian $pkg $debver"
+	unpack_debian
 	;;
 *)
 	if [ ! -f "$base/Makefile" ] || [ ! -d "$base/mm" ]; then
@@ -85,5 +102,15 @@ git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" reset -q --hard zs-base
 git -C "$tree" clean -q -f -d -x
 kver=$(make -s -C "$tree" kernelversion 2>/dev/null)
+# The upstream tag of a Debian tree: 7.3.0-rc7 is v7.3-rc7, 6.12.117 is
+# v6.12.117; a tree of your own names none.
+case $base in
+mainline|v[0-9]*)
+	upstream=v${kver%%-*}
+	upstream=${upstream%.0}
+	case $kver in *-rc*) upstream+=-${kver##*-} ;; esac
+	;;
+esac
 
-printf 'ZS_TREE=%q\nZS_BASE_DESC=%q\nZS_KVER=%q\n' "$tree" "$desc ($kver)" "$kver"
+printf 'ZS_TREE=%q\nZS_BASE_DESC=%q\nZS_KVER=%q\nZS_UPSTREAM=%q\n' \
+	"$tree" "$desc ($kver)" "$kver" "$upstream"
