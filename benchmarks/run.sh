@@ -6,16 +6,22 @@
 # the ratio to the previous point with a 95% CI, against the seeds' claims.
 #
 #   benchmarks/run.sh [options]
-#     --base v6.12|PATH  base tree for ci/tree.sh (default v6.12)
+#     --base B|PATH      base tree for ci/tree.sh: mainline, v6.12, v6.1
+#                        (default mainline)
 #     --tree DIR         use this scratch tree (made by ci/tree.sh; it is
 #                        reset to its zs-base tag) instead of --base
 #     --series FILE      series file (default: the repository's for the
 #                        base's version: patches/v6.1/series on v6.1)
 #     --points LIST      points to compare, e.g. 0,2 (default: all;
 #                        0 is the base, k the base plus patches 1..k)
-#     --modes LIST       icount,wall (default both); wall uses KVM if
-#                        ci/probe-accel.sh finds it usable, else MTTCG
+#     --modes LIST       icount,wall,lockstat (default icount,wall); wall
+#                        uses KVM if ci/probe-accel.sh finds it usable,
+#                        else MTTCG; lockstat boots as wall does, a kernel
+#                        with configs/lockstat.config, and counts per
+#                        phase how often zswap's tree lock was taken and
+#                        contended (/proc/lock_stat)
 #     --runs N           boots per point and mode (default 3)
+#     --lockstat-runs N  boots per point in lockstat mode (default: --runs)
 #     --mib N            MiB each workload swaps (default 64)
 #     --procs K          processes of the parallel workloads (default 2)
 #     --smp N            vCPUs in wall mode (default 2; icount has 1)
@@ -41,9 +47,10 @@ for a in "$@"; do
 done
 day=$(date +%Y-%m-%d)
 
-base=v6.12 tree="" series="" points="" modes=icount,wall
+base=mainline tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
+lsruns=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--determinism) determinism=1; shift; continue ;;
@@ -57,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--points) points=$2 ;;
 	--modes) modes=$2 ;;
 	--runs) runs=$2 ;;
+	--lockstat-runs) lsruns=$2 ;;
 	--mib) mib=$2 ;;
 	--procs) procs=$2 ;;
 	--smp) smp=$2 ;;
@@ -91,7 +99,7 @@ if [ -n "$tree" ]; then
 	git -C "$tree" clean -q -f -d -x
 	ZS_KVER=$(make -s -C "$tree" kernelversion)
 	# The kernel cache key: what the tree holds, not where it is.
-	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER)"
+	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER): $(git -C "$tree" log -1 --format=%s zs-base)"
 else
 	say "tree: preparing base $base"
 	eval "$(ZS_CACHE=$bcache "$CI_DIR/tree.sh" "$base")"
@@ -117,6 +125,7 @@ if [ $determinism -eq 1 ]; then
 	[ ${#pts[@]} -eq 1 ] || die "--determinism takes one point"
 	modes=icount runs=2
 fi
+lsruns=${lsruns:-$runs}
 
 stamp=$(date +%Y%m%d-%H%M%S)
 out=${out:-$REPO_DIR/results/bench-$stamp}
@@ -124,13 +133,24 @@ mkdir -p "$out/boots"
 out=$(realpath "$out")
 say "work folder: $out"
 
-frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
-	"$REPO_DIR/configs/bench.config")
+# Kernel flavours: bench (icount and wall-clock modes) and lockstat
+# (configs/lockstat.config on top), each with its own build folder.
+flavs=()
+[[ ",$modes," =~ ,(icount|wall|tcg|kvm), ]] && flavs+=(bench)
+[[ ",$modes," == *,lockstat,* ]] && flavs+=(lockstat)
+[ ${#flavs[@]} -gt 0 ] || die "--modes: none of icount, wall, lockstat"
+frags_of() {
+	frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
+		"$REPO_DIR/configs/bench.config")
+	[ "$1" = bench ] || frags+=("$REPO_DIR/configs/$1.config")
+}
 # A point's kernel is cached under the hash of what makes it: the base,
 # the configs, ci/build.sh, and the diffs of its patches (not their
 # messages, so that renumbering the series rebuilds nothing).
+# point_key K [FLAVOUR]
 point_key() {
-	local p
+	local p frags
+	frags_of "${2:-bench}"
 	{
 		echo "$ZS_BASE_DESC"
 		cat "${frags[@]}" "$CI_DIR/build.sh"
@@ -138,34 +158,55 @@ point_key() {
 	} | sha1sum | cut -c1-16
 }
 kdir=$bcache/kernels
+# kernel K [FLAVOUR]: the folder of its bzImage. Keyed once, at the
+# start: a series edited while the run goes on does not change which
+# kernel a boot takes.
+declare -A kdirs
+for k in "${pts[@]}"; do
+	for f in "${flavs[@]}"; do kdirs[$k-$f]=$kdir/$(point_key "$k" "$f"); done
+done
+kernel() { echo "${kdirs[$1-${2:-bench}]}"; }
 name_of() {
 	if [ "$1" -eq 0 ]; then echo "base ($ZS_KVER)"; else basename "${patches[$(($1 - 1))]}" .patch; fi
 }
 
 # Build: apply the patches one by one and build each point wanted into
-# one build folder, incrementally; skip the points already cached.
+# one build folder per flavour, incrementally; skip the points already
+# cached. A lockstat kernel keeps, next to its bzImage, the addresses of
+# zswap.c's lockdep keys (static __key.N, from the symbols of vmlinux,
+# where each file's locals follow its FILE symbol): spin_lock_init() in
+# xa_init_flags() has one such key per file, so zswap's tree lock is the
+# "&xa->xa_lock" class with one of these keys (/proc/lockdep).
 max=0 todo=0
 for k in "${pts[@]}"; do
 	if [ "$k" -gt "$max" ]; then max=$k; fi
-	[ -f "$kdir/$(point_key "$k")/bzImage" ] || todo=1
+	for f in "${flavs[@]}"; do [ -f "$(kernel "$k" "$f")/bzImage" ] || todo=1; done
 done
 : >"$out/points"
 if [ $todo -eq 1 ]; then
-	bdir=$bcache/build/$tag-bench
 	for k in $(seq 0 "$max"); do
 		if [ "$k" -gt 0 ] && ! "$CI_DIR/apply.sh" "$tree" \
 			"${patches[$((k - 1))]}" >"$out/apply-$k.log" 2>&1; then
 			die "patch $k does not apply: $out/apply-$k.log"
 		fi
-		key=$(point_key "$k")
 		[[ ",$points," == *",$k,"* ]] || continue
-		[ -f "$kdir/$key/bzImage" ] && continue
-		say "build: point $k, $(name_of "$k")"
-		"$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$out/build-$k.log" 2>&1 ||
-			die "point $k does not build: $out/build-$k.log"
-		mkdir -p "$kdir/$key"
-		cp "$bdir/arch/x86/boot/bzImage" "$kdir/$key/bzImage.tmp"
-		mv "$kdir/$key/bzImage.tmp" "$kdir/$key/bzImage"
+		for f in "${flavs[@]}"; do
+			kd=$(kernel "$k" "$f")
+			[ -f "$kd/bzImage" ] && continue
+			say "build: point $k, $(name_of "$k") ($f)"
+			bdir=$bcache/build/$tag-$f log=$out/build-$k-$f.log
+			frags_of "$f"
+			"$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$log" 2>&1 ||
+				die "point $k does not build: $log"
+			mkdir -p "$kd"
+			if [ "$f" = lockstat ]; then
+				readelf -sW "$bdir/vmlinux" | awk '$4 == "FILE" { f = $8; next }
+					f == "zswap.c" && $8 ~ /^__key/ { print $2, $8 }' >"$kd/zswap-keys"
+				[ -s "$kd/zswap-keys" ] || die "no __key of zswap.c in $bdir/vmlinux"
+			fi
+			cp "$bdir/arch/x86/boot/bzImage" "$kd/bzImage.tmp"
+			mv "$kd/bzImage.tmp" "$kd/bzImage"
+		done
 	done
 	git -C "$tree" reset -q --hard zs-base
 fi
@@ -178,8 +219,8 @@ say "image: building the benchmarks"
 initrd=$out/image/initramfs.cpio.gz
 
 wall=""
-if [[ ",$modes," == *",wall,"* ]]; then
-	wall=$("$CI_DIR/probe-accel.sh" "$kdir/$(point_key "${pts[0]}")/bzImage" "$initrd")
+if [[ ",$modes," =~ ,(wall|lockstat), ]]; then
+	wall=$("$CI_DIR/probe-accel.sh" "$(kernel "${pts[0]}" "${flavs[0]}")/bzImage" "$initrd")
 fi
 
 # norandmaps: no address space randomisation, which would make two icount
@@ -204,6 +245,8 @@ modes=${modes//wall/$wall}
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "modes: $modes"
 	echo "wall: ${wall:-none}, $smp vCPUs"
+	[[ ",$modes," == *,lockstat,* ]] &&
+		echo "lockstat: $wall, $smp vCPUs, configs/lockstat.config on top of the bench configs, $lsruns runs a point"
 	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, guest $mem MiB, $runs runs a point and mode, brd swap of $swap_mib MiB, swap-cache swap on virtio-blk ($swap_mib MiB, wall-clock) or loop on ramfs ($((mib + 64)) MiB, icount)"
 	# Resuming into the same --out: the first command made the boots kept.
 	if [ -f "$out/meta" ]; then
@@ -217,11 +260,13 @@ mv "$out/meta.new" "$out/meta"
 
 # boot MODE ROUND K: one guest, all workloads. A boot that did not finish
 # is tried once more; one that finished in an earlier run into the same
-# --out folder is kept.
+# --out folder, with the same kernel, is kept.
 boot() {
-	local mode=$1 r=$2 k=$3 d rc=0 try
+	local mode=$1 r=$2 k=$3 d rc=0 try f=bench
 	d=$out/boots/$mode-r$r-p$k
-	if grep -qs '^ZS-GUEST-DONE' "$d/console.log"; then
+	[ "$mode" = lockstat ] && f=lockstat
+	if grep -qs '^ZS-GUEST-DONE' "$d/console.log" &&
+		[ "$(cat "$d/kernel" 2>/dev/null)" = "$(kernel "$k" $f)" ]; then
 		say "boot: $mode round $r point $k: kept from an earlier run"
 		return 0
 	fi
@@ -244,18 +289,26 @@ boot() {
 # then: boots of one kernel differed by up to 0.6%, and the two-process
 # workloads by up to 3.7%.
 boot_once() {
-	local mode=$1 k=$2 d=$3 disk="" rc=0 opts
+	local mode=$1 k=$2 d=$3 disk="" rc=0 opts kd accel=$1 app=$append
 	rm -rf "$d"
 	mkdir -p "$d"
-	opts=(--accel "$mode" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400)
+	kd=$(kernel "$k")
+	# lockstat: boots as wall does; /proc/lockdep prints each class's key
+	# with %p, hashed unless no_hash_pointers, to be matched with vmlinux.
+	if [ "$mode" = lockstat ]; then
+		kd=$(kernel "$k" lockstat) accel=$wall app+=" no_hash_pointers"
+		cp "$kd/zswap-keys" "$d/"
+	fi
+	echo "$kd" >"$d/kernel"
+	opts=(--accel "$accel" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400)
 	if [ "$mode" = icount ]; then
-		opts+=(--append "$append zs.bench.cachedev=loop")
+		opts+=(--append "$app zs.bench.cachedev=loop")
 	else
 		disk=$(mktemp /dev/shm/zswap-bench.XXXXXX)
 		truncate -s "${swap_mib}M" "$disk"
-		opts+=(--drive "$disk" --append "$append" --smp "$smp")
+		opts+=(--drive "$disk" --append "$app" --smp "$smp")
 	fi
-	"$CI_DIR/boot.sh" "${opts[@]}" "$kdir/$(point_key "$k")/bzImage" \
+	"$CI_DIR/boot.sh" "${opts[@]}" "$kd/bzImage" \
 		"$initrd" "$d" >/dev/null 2>&1 || rc=$?
 	[ -z "$disk" ] || rm -f "$disk"
 	return $rc
@@ -266,10 +319,11 @@ boot_once() {
 # so they run $jobs at once; wall-clock boots run one at a time.
 IFS=, read -ra mlist <<<"$modes"
 for mode in "${mlist[@]}"; do
-	par=1
+	par=1 rounds=$runs
 	[ "$mode" = icount ] && par=$jobs
-	say "boot: $mode mode, $runs rounds of points ${pts[*]}, $par at a time"
-	for r in $(seq 1 "$runs"); do
+	[ "$mode" = lockstat ] && rounds=$lsruns
+	say "boot: $mode mode, $rounds rounds of points ${pts[*]}, $par at a time"
+	for r in $(seq 1 "$rounds"); do
 		n=${#pts[@]}
 		for i in $(seq 0 $((n - 1))); do
 			k=${pts[$(((i + r - 1) % n))]}

@@ -9,11 +9,13 @@
 
 RUNDIR holds `meta` (key: value lines), `points` (k<TAB>name lines) and
 boots/<mode>-r<round>-p<k>/ktap.txt, whose `BENCH <workload> <phase>
-<usec>` lines are the samples. Each point is compared with the previous one
-asked for (a patch's effect: point k against k-1), and the last with the
-first; runs are paired by round (the boots were interleaved), as the ratio
-of the means with a 95% confidence interval by Fieller's theorem for
-paired samples (t quantile, n-1 degrees of freedom).
+<usec>` lines are the samples; the lockstat boots' `LOCK` and `LOCKDEP`
+lines, with their zswap-keys file, give zswap's tree lock counts. Each
+point is compared with the previous one asked for (a patch's effect: point
+k against k-1), and the last with the first; runs are paired by round
+(the boots were interleaved), as the ratio of the means with a 95%
+confidence interval by Fieller's theorem for paired samples (t quantile,
+n-1 degrees of freedom).
 """
 import fnmatch
 import math
@@ -219,7 +221,8 @@ def fmt_ms(vals):
 def header(what, meta, points):
     """The title and the run's facts, as the reports begin."""
     L = ["# %s: %s" % (what, meta.get("title", "swap paths")), ""]
-    for k in ("base", "series", "qemu", "host", "date", "modes", "sizes",
+    for k in ("base", "series", "qemu", "host", "date", "modes", "lockstat",
+              "sizes",
               "command", "resumed with", "note"):
         if k in meta:
             v = meta[k]
@@ -230,13 +233,93 @@ def header(what, meta, points):
     return L
 
 
+# /proc/lock_stat keeps two characters of a class's "#N": #14 shows as #1.
+LS_NAME = re.compile(r"#(\d)\d+$")
+
+
+def lock_counts(run):
+    """zswap's tree lock in the lockstat boots: {(workload, phase): {k:
+    {round: (acquisitions, contentions)}}}, and notes. The class is the
+    "&xa->xa_lock" one whose key (/proc/lockdep) is a __key of zswap.c."""
+    counts, notes = {}, set()
+    bdir = os.path.join(run, "boots")
+    for d in sorted(os.listdir(bdir)):
+        m = BOOT.match(d)
+        path, kpath = (os.path.join(bdir, d, f) for f in ("ktap.txt",
+                                                         "zswap-keys"))
+        if not m or m["mode"] != "lockstat" or not os.path.exists(kpath):
+            continue
+        with open(kpath) as f:
+            keys = {int(line.split()[0], 16) for line in f if line.strip()}
+        classes, locks, phases = {}, {}, []
+        for line in open(path, errors="replace"):
+            w = line.split()
+            if len(w) == 4 and w[0] == "LOCKDEP":
+                classes[int(w[2], 16)] = w[3]
+            elif len(w) == 6 and w[0] == "LOCK":
+                locks[tuple(w[1:4])] = (int(w[5]), int(w[4]))
+            elif len(w) == 4 and w[0] == "BENCH" and w[1] != "warmup" \
+                    and not w[2].endswith("-cpu"):
+                phases.append((w[1], w[2]))
+        if not phases:  # the guest did not run (collect() says so)
+            continue
+        mine = {n for a, n in classes.items()
+                if a in keys and n.startswith("&xa->xa_lock")}
+        shown = LS_NAME.sub(r"#\1", min(mine)) if mine else None
+        same = {n for n in classes.values() if LS_NAME.sub(r"#\1", n) == shown}
+        if len(mine) > 1 or len(same) > 1:
+            notes.add("%s: zswap's tree lock cannot be told apart: %s"
+                      % (d, ", ".join(sorted(mine | same))))
+            continue
+        notes.add("point %s: %s" % (m["k"], min(mine) if mine else
+                                    "no class with zswap's key: never taken"))
+        for wl, ph in phases:
+            counts.setdefault((wl, ph), {}).setdefault(int(m["k"]), {})[
+                int(m["round"])] = locks.get((wl, ph, shown), (0, 0))
+    return counts, sorted(notes)
+
+
+def lock_lines(counts, notes, ks, meta):
+    def cell(vals):
+        lo, hi = min(vals), max(vals)
+        return "%d" % lo if lo == hi else "%d-%d" % (lo, hi)
+    L = ["## zswap tree lock (lockstat mode)", "",
+         "How often each phase took zswap's tree lock (the XArray lock of "
+         "its trees) and how often it found it held, from /proc/lock_stat "
+         "(cleared at the start of the phase, read at its end) in the "
+         "lockstat boots (%s). The class is the `&xa->xa_lock` one whose "
+         "lockdep key (/proc/lockdep) is a `__key` of zswap.c in the "
+         "kernel's vmlinux (the key of spin_lock_init() in "
+         "xa_init_flags(), one per file): %s. A range is min-max over the "
+         "boots." % (meta.get("lockstat", "?"), "; ".join(notes)), ""]
+    hdr = ["workload", "phase"]
+    for k in ks:
+        hdr += ["point %d acquisitions" % k, "point %d contentions" % k]
+    hdr += ["acquisitions, %d/%d" % (k, j) for j, k in zip(ks, ks[1:])]
+    L += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    for (wl, ph), per in counts.items():
+        cells = [wl, ph]
+        for k in ks:
+            v = list(per.get(k, {}).values())
+            cells += [cell([a for a, _ in v]), cell([c for _, c in v])] \
+                if v else ["-", "-"]
+        for j, k in zip(ks, ks[1:]):
+            a = [x for x, _ in per.get(j, {}).values()]
+            b = [x for x, _ in per.get(k, {}).values()]
+            cells.append("%.3f" % (statistics.fmean(b) / statistics.fmean(a))
+                         if a and b and any(a) else "-")
+        L.append("| " + " | ".join(cells) + " |")
+    return L + [""]
+
+
 def report(run, claims_path, out):
     meta, points = read_meta(run)
     rows, bad = write_samples(run)
     claims = read_claims(claims_path)
     data = group(rows)
     modes = [m for m in meta.get("modes", "icount").split(",")
-             if any(k[0] == m for k in data)]
+             if m != "lockstat" and any(k[0] == m for k in data)]
+    locks, lnotes = lock_counts(run)
     names = dict(points)
     ks = [k for k, _ in points]
     # Workloads in the order they ran, from the mode that ran the most.
@@ -298,14 +381,19 @@ def report(run, claims_path, out):
                 if not rounds:
                     cells += ["-", "-", "no data"]
                     continue
-                r, lo, hi = fieller([a[i] for i in rounds],
-                                    [b[i] for i in rounds])
-                cells += ["%s (n=%d)" % (ci_text(r, lo, hi), len(rounds)),
+                xs, ys = [a[i] for i in rounds], [b[i] for i in rounds]
+                r, lo, hi = fieller(xs, ys)
+                same = len(xs) > 1 and len(set(xs)) == len(set(ys)) == 1
+                cells += ["%.4f (%d runs a point, identical)" % (r, len(xs))
+                          if same else "%s (n=%d)" % (ci_text(r, lo, hi),
+                                                      len(xs)),
                           pct(r), verdict(lo, hi, c)]
                 if not whole:
                     plot.append((k, m, wl, ph, (r, lo, hi)))
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
+    if locks:
+        L += lock_lines(locks, lnotes, ks, meta)
     L.append("## Means per point (ms of guest time, mean ± sd)")
     L.append("")
     for m in modes:
@@ -327,8 +415,14 @@ def report(run, claims_path, out):
         L += determinism_lines(det)
     with open(out + ".md", "w") as f:
         f.write("\n".join(L))
+    # value: usec; lockstat rows also <phase>:acquisitions, :contentions
+    for (wl, ph), per in locks.items():
+        for k, runs in per.items():
+            for rnd, (a, c) in runs.items():
+                rows += [("lockstat", rnd, k, wl, ph + ":acquisitions", a),
+                         ("lockstat", rnd, k, wl, ph + ":contentions", c)]
     with open(out + ".tsv", "w") as f:
-        f.write("mode\tround\tpoint\tworkload\tphase\tusec\n")
+        f.write("mode\tround\tpoint\tworkload\tphase\tvalue\n")
         for r in rows:
             f.write("\t".join(map(str, r)) + "\n")
     write_plot(out, plot, names, modes, keys)

@@ -9,6 +9,8 @@
  *   pageout  madvise(MADV_PAGEOUT) on the whole buffer; if the swap device
  *            is asynchronous, wait for writeback and reclaim what is left
  *            in the swap cache through memory.reclaim (part of "out")
+ *   unmap    "out" as pageout, then munmap() the buffer (phase "free"):
+ *            the slots are freed with their zswap entries still there
  *   memcg    fill the buffer inside a memory cgroup limited to PCT% of it
  *            (reclaim pushes out the rest), then lift the limit
  *   par      PROCS processes, each in its own memcg, run "memcg" on
@@ -23,10 +25,17 @@
  *
  * Output, one line each (times from CLOCK_MONOTONIC; under QEMU -icount
  * the guest clock counts instructions):
- *   BENCH <name> <phase> <usec>      phase: out, in (mix: fill, run); par
- *                                    and mix also <phase>-cpu, the CPU
- *                                    time of all workers in the phase
- *   STAT <name> <phase> <counter> <delta>   /proc/vmstat deltas
+ *   BENCH <name> <phase> <usec>      phase: out, in (mix: fill, run;
+ *                                    unmap: out, free); par and mix also
+ *                                    <phase>-cpu, the CPU time of all
+ *                                    workers in the phase
+ *   STAT <name> <phase> <counter> <delta>   /proc/vmstat deltas (unmap:
+ *                                    also zswap_freed_kb, the drop of
+ *                                    Zswapped in /proc/meminfo)
+ *   LOCK <name> <phase> <class> <contentions> <acquisitions>
+ *                                    where /proc/lock_stat exists
+ *                                    (CONFIG_LOCK_STAT): the XArray lock
+ *                                    classes taken in the phase
  *   BENCH-ERR <name> <what>          and exit 1: data did not come back
  */
 #define _GNU_SOURCE
@@ -156,12 +165,49 @@ static void vmstat(uint64_t *v)
 	fclose(f);
 }
 
+/* Lock statistics of the XArray lock classes ("&xa->xa_lock", "#N" for
+ * each class of that name, one per file that initialises XArrays), per
+ * phase: cleared at its start, read at its end, both outside its time. */
+static void lockstat_clear(void)
+{
+	int fd = open("/proc/lock_stat", O_WRONLY);
+
+	if (fd >= 0 && write(fd, "0", 1) != 1)
+		fail("clear /proc/lock_stat");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void lockstat_print(const char *phase)
+{
+	char line[512], cls[64];
+	unsigned long con, acq;
+	FILE *f = fopen("/proc/lock_stat", "r");
+
+	/* class: con-bounces contentions 4 wait times acq-bounces acquisitions */
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %63[^: ]: %*u %lu %*s %*s %*s %*s %*u %lu",
+			   cls, &con, &acq) == 3 && strstr(cls, "xa_lock"))
+			printf("LOCK %s %s %s %lu %lu\n", name, phase, cls, con,
+			       acq);
+	if (f)
+		fclose(f);
+}
+
+/* The start of a phase: clear the lock statistics, then read vmstat. */
+static void begin(uint64_t *v)
+{
+	lockstat_clear();
+	vmstat(v);
+}
+
 static void report(const char *phase, uint64_t us, const uint64_t *v0)
 {
 	uint64_t v1[NCOUNTERS];
 	size_t i;
 
 	vmstat(v1);
+	lockstat_print(phase);
 	printf("BENCH %s %s %llu\n", name, phase, (unsigned long long)us);
 	for (i = 0; i < NCOUNTERS; i++)
 		if (v1[i] != v0[i])
@@ -292,7 +338,10 @@ static void check(char *buf, size_t pages, enum pattern p)
 		}
 }
 
-static void run_pageout(size_t pages, enum pattern p)
+/* Fill a buffer in memcg 0 and push it out with MADV_PAGEOUT (phase "out");
+ * an asynchronous device leaves folios in the swap cache, under
+ * writeback, where swap-in would find them: push those out too. */
+static char *pushed_out(size_t pages, enum pattern p)
 {
 	uint64_t v[NCOUNTERS], t;
 	char *buf;
@@ -302,12 +351,10 @@ static void run_pageout(size_t pages, enum pattern p)
 	cg_enter(0, 0, 0);
 	buf = map(pages);
 	fill(buf, pages, p);
-	vmstat(v);
+	begin(v);
 	t = now_us();
 	if (madvise(buf, pages * PAGE, MADV_PAGEOUT))
 		fail("MADV_PAGEOUT");
-	/* An asynchronous device leaves folios in the swap cache, under
-	 * writeback; swap-in would find them there. Push them out too. */
 	for (tries = 0; (left = resident(buf, pages)) && tries < 50; tries++) {
 		char val[32];
 
@@ -320,13 +367,39 @@ static void run_pageout(size_t pages, enum pattern p)
 	if (left)
 		printf("STAT %s out resident %zu\n", name, left);
 	report("out", t, v);
+	return buf;
+}
 
-	vmstat(v);
+static void run_pageout(size_t pages, enum pattern p)
+{
+	uint64_t v[NCOUNTERS], t;
+	char *buf = pushed_out(pages, p);
+
+	begin(v);
 	t = now_us();
 	touch(buf, pages);
 	report("in", now_us() - t, v);
 	check(buf, pages, p);
 	munmap(buf, pages * PAGE);
+	cg_leave(0);
+}
+
+/* Free pages still held in zswap (or on the device): munmap() of the
+ * pushed-out buffer, whose slots are freed with their entries there. */
+static void run_unmap(size_t pages, enum pattern p)
+{
+	uint64_t v[NCOUNTERS], t;
+	char *buf = pushed_out(pages, p);
+	long kb = meminfo("Zswapped");
+
+	begin(v);
+	t = now_us();
+	if (munmap(buf, pages * PAGE))
+		fail("munmap");
+	report("free", now_us() - t, v);
+	kb -= meminfo("Zswapped");
+	if (kb)
+		printf("STAT %s free zswap_freed_kb %ld\n", name, kb);
 	cg_leave(0);
 }
 
@@ -355,7 +428,7 @@ static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
 	buf = map(pages);
 	if (go >= 0)
 		sync_parent(go, done, 0);
-	vmstat(v);
+	go < 0 ? begin(v) : vmstat(v);
 	cpu = cpu_us();
 	t = now_us();
 	fill(buf, pages, p);
@@ -367,7 +440,7 @@ static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
 	if (go < 0 && !mix)
 		put(cgpath(idx, "memory.max"), "max", 0);
 
-	vmstat(v);
+	go < 0 ? begin(v) : vmstat(v);
 	cpu = cpu_us();
 	t = now_us();
 	if (mix) {
@@ -446,7 +519,7 @@ static void run_parallel(size_t pages, enum pattern p, int pct, int mix,
 	for (i = 0; i < k; i++)
 		wait_worker(done[0]);
 	for (ph = 0; ph < 2; ph++) {
-		vmstat(v);
+		begin(v);
 		t = now_us();
 		for (i = 0; i < k; i++)
 			if (write(go[1], "g", 1) != 1)
@@ -491,7 +564,7 @@ int main(int argc, char **argv)
 		case 'k': k = atoi(optarg); break;
 		case 'l': pct = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s -w NAME -d pageout|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
+			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -509,6 +582,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(driver, "pageout"))
 		run_pageout(pages, p);
+	else if (!strcmp(driver, "unmap"))
+		run_unmap(pages, p);
 	else if (!strcmp(driver, "memcg"))
 		worker(0, pages, p, pct, 0, -1, -1);
 	else if (!strcmp(driver, "par"))
