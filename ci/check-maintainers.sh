@@ -47,30 +47,27 @@ section() {
 mapfile -t titles < <(awk 'NR == 1 || prev == "" { if ($0 != "") print } { prev = $0 }' "$snippet")
 
 bad=0
-for title in "${titles[@]}"; do
-	if [ "$(section "$snippet" "$title")" = "$(section "$tree/MAINTAINERS" "$title")" ]; then
-		echo "ok: the series' MAINTAINERS has section $title as in the snippet"
-	else
-		echo "not ok: section $title differs between the snippet and the patched tree:"
-		diff <(section "$snippet" "$title") <(section "$tree/MAINTAINERS" "$title") || true
-		bad=1
-	fi
-done
+# same_sections FILE WHAT: each section of the snippet is as in FILE.
+same_sections() {
+	local title
+	for title in "${titles[@]}"; do
+		if [ "$(section "$snippet" "$title")" = "$(section "$1" "$title")" ]; then
+			echo "ok: $2 section $title as the snippet has it"
+		else
+			echo "not ok: $2 section $title otherwise than the snippet:"
+			diff <(section "$snippet" "$title") <(section "$1" "$title") || true
+			bad=1
+		fi
+	done
+}
+same_sections "$tree/MAINTAINERS" "the series' MAINTAINERS has"
 
 (cd "$work" && perl "$tree/scripts/parse-maintainers.pl" --order \
 	--input=tree/MAINTAINERS --output=sorted >parse.log 2>&1) || {
 	cat "$work/parse.log"
 	die "parse-maintainers.pl failed on the patched MAINTAINERS"
 }
-for title in "${titles[@]}"; do
-	if [ "$(section "$snippet" "$title")" = "$(section "$work/sorted" "$title")" ]; then
-		echo "ok: parse-maintainers.pl keeps section $title"
-	else
-		echo "not ok: parse-maintainers.pl changes section $title:"
-		diff <(section "$snippet" "$title") <(section "$work/sorted" "$title") || true
-		bad=1
-	fi
-done
+same_sections "$work/sorted" "parse-maintainers.pl --order leaves"
 
 # The self-test, on a MAINTAINERS of the snippet's sections alone (the
 # whole file takes minutes, and other sections are not this series').
