@@ -102,10 +102,10 @@ if [ -n "$tree" ]; then
 	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER): $(git -C "$tree" log -1 --format=%s zs-base)"
 else
 	say "tree: preparing base $base"
-	eval "$(ZS_CACHE=$bcache "$CI_DIR/tree.sh" "$base")"
+	ZS_CACHE=$bcache use_tree "$base"
 	tree=$ZS_TREE
 fi
-tag=$(basename "$tree")
+tag=${ZS_TAG:-$(basename "$tree")}
 case $base in v[0-9]*) label=$base ;; *) label=$ZS_KVER ;; esac
 
 [ -n "$series" ] || series=$(series_for "$ZS_KVER")

@@ -32,13 +32,13 @@ done
 check=$1
 
 say "tree: preparing base $base"
-eval "$("$CI_DIR/tree.sh" "$base")"
+use_tree "$base"
 tree=$ZS_TREE
 [ -n "$series" ] || series=$(series_for "$ZS_KVER")
 load_series "$series"
 n=${#patches[@]}
 [ "$n" -gt 0 ] || die "series $series is empty"
-tag=$(basename "$tree")
+tag=$ZS_TAG
 results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")

@@ -58,3 +58,36 @@ load_series() {
 		patches+=("$patch_dir/$p")
 	done
 }
+
+# use_tree BASE: prepare BASE with ci/tree.sh and hold a working tree of it
+# until this script exits, so that no other job applies patches there
+# meanwhile: the cached tree itself when no job holds it, else a worktree
+# of it of its own (slot 1, 2, ...). Sets the variables of tree.sh, with
+# ZS_TREE the tree held, and ZS_TAG, the name of the build folders that go
+# with it (a slot's differ from the cached tree's, as a build folder
+# remembers the source tree it was built from).
+use_tree() {
+	local envs repo dir slot=0
+	envs=$("$CI_DIR/tree.sh" "$1") || die "cannot prepare the base $1"
+	eval "$envs"
+	repo=$ZS_TREE
+	while :; do
+		dir=$repo
+		[ "$slot" -eq 0 ] ||
+			dir=$(dirname "$(dirname "$repo")")/work/slot$slot/$(basename "$repo")
+		mkdir -p "$(dirname "$dir")"
+		exec {ZS_TREE_FD}>"$dir.lock"
+		flock -n "$ZS_TREE_FD" && break
+		exec {ZS_TREE_FD}>&-
+		say "tree: $dir is held by another job"
+		slot=$((slot + 1))
+	done
+	if [ ! -e "$dir/.git" ]; then
+		say "tree: a worktree of $repo of its own, at $dir"
+		git -C "$repo" worktree prune
+		git -C "$repo" worktree add -q --detach "$dir" zs-base
+	fi
+	ZS_TREE=$dir
+	ZS_TAG=$(basename "$repo")
+	[ "$slot" -eq 0 ] || ZS_TAG+=-slot$slot
+}

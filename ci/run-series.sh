@@ -55,7 +55,7 @@ fi
 
 "$CI_DIR/deps.sh"
 say "tree: preparing base $base"
-eval "$("$CI_DIR/tree.sh" "$base")"
+use_tree "$base"
 tree=$ZS_TREE
 
 [ -n "$series" ] || series=$(series_for "$ZS_KVER")
@@ -86,7 +86,7 @@ notyet() {
 	echo "$out"
 }
 
-tag=$(basename "$tree")
+tag=$ZS_TAG
 results=${results:-$REPO_DIR/results/$(date +%Y%m%d-%H%M%S)-$tag}
 mkdir -p "$results"
 results=$(realpath "$results")

@@ -12,6 +12,12 @@
 # git checkout, else the files as they are). The user's tree is only ever
 # read. Prints shell assignments: ZS_TREE, ZS_BASE_DESC, ZS_KVER, and
 # ZS_UPSTREAM (the upstream tag the tree corresponds to, where known).
+#
+# The base is the tag zs-base of ZS_TREE. Its working files belong to the
+# job that holds the tree (use_tree in ci/lib.sh, which also gives a job
+# a worktree of its own when another holds this one): this script never
+# changes them once the tree exists, so that a job that only reads zs-base
+# (MAINTAINERS, mails) can call it while another job builds there.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +26,9 @@ set -euo pipefail
 base=$1
 trees=$CACHE_DIR/trees
 mkdir -p "$trees"
+# Two jobs preparing the same base at once would unpack it twice.
+exec {prep}>"$trees/.prepare.lock"
+flock "$prep"
 
 commit_all() {
 	# Debian's source tree ignores every top-level path (its .gitignore
@@ -79,29 +88,42 @@ v[0-9]*.[0-9]*)
 		desc="$src at $(git -C "$src" describe --always --tags HEAD)"
 		[ -z "$(git -C "$src" status --porcelain -uno)" ] ||
 			say "tree: warning: $src has uncommitted changes; using its HEAD"
-		if [ "$(git -C "$tree" rev-parse -q --verify zs-base 2>/dev/null)" != "$head" ]; then
+		if [ ! -d "$tree/.git" ]; then
 			say "tree: cloning $src ($head)"
-			rm -rf "$tree"
 			git clone -q --no-checkout "$src" "$tree"
 			git -C "$tree" checkout -q --detach "$head"
-			git -C "$tree" tag -f zs-base >/dev/null
+		elif [ "$(git -C "$tree" rev-parse -q --verify zs-base)" != "$head" ]; then
+			# Only the objects and the tag: the working files may be
+			# a job's.
+			say "tree: fetching $head from $src"
+			git -C "$tree" fetch -q "$src" "$head"
 		fi
+		git -C "$tree" tag -f zs-base "$head" >/dev/null
 	else
 		desc="$src (plain directory)"
+		# Copied into a tree of its own, committed there, and only
+		# fetched from there: the working files may be a job's.
 		say "tree: copying $src"
-		mkdir -p "$tree"
-		rsync -a --delete --exclude=/.git "$src/" "$tree/"
-		rm -rf "$tree/.git"
-		commit_all "$tree" "$desc"
+		mkdir -p "$tree.import"
+		rsync -a --delete --exclude=/.git "$src/" "$tree.import/"
+		rm -rf "$tree.import/.git"
+		commit_all "$tree.import" "$desc"
+		if [ ! -d "$tree/.git" ]; then
+			git clone -q "$tree.import" "$tree"
+		else
+			git -C "$tree" fetch -q "$tree.import" HEAD
+		fi
+		git -C "$tree" tag -f zs-base "$(git -C "$tree.import" rev-parse HEAD)" >/dev/null
+		rm -rf "$tree.import"
 	fi
 	;;
 esac
 
-# Leave the tree at its base: no half-applied mailbox, no stray files.
-git -C "$tree" am --abort >/dev/null 2>&1 || true
-git -C "$tree" reset -q --hard zs-base
-git -C "$tree" clean -q -f -d -x
-kver=$(make -s -C "$tree" kernelversion 2>/dev/null)
+# The version of zs-base, whatever the working files hold now.
+kver=$(git -C "$tree" show zs-base:Makefile | awk -F' *= *' 'seen[$1]++ { next }
+	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+	$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
+	END { printf "%s%s%s%s\n", v, p != "" ? "." p : "", p != "" && s != "" ? "." s : "", e }')
 # The upstream tag of a Debian tree: 7.3.0-rc7 is v7.3-rc7, 6.12.117 is
 # v6.12.117; a tree of your own names none.
 case $base in
