@@ -258,25 +258,25 @@ modes=${modes//wall/$wall}
 } >"$out/meta.new"
 mv "$out/meta.new" "$out/meta"
 
-# boot MODE ROUND K: one guest, all workloads. A boot that did not finish
-# is tried once more; one that finished in an earlier run into the same
+# boot MODE ROUND K: one guest, all workloads. A boot that did not end
+# well (ci/verdict.py boot: a panic, a hang, QEMU that could not run) is
+# tried once more; one that ended well in an earlier run into the same
 # --out folder, with the same kernel, is kept.
 boot() {
-	local mode=$1 r=$2 k=$3 d rc=0 try f=bench
+	local mode=$1 r=$2 k=$3 d try f=bench outcome=""
 	d=$out/boots/$mode-r$r-p$k
 	[ "$mode" = lockstat ] && f=lockstat
-	if grep -qs '^ZS-GUEST-DONE' "$d/console.log" &&
+	if [ -d "$d" ] && python3 "$CI_DIR/verdict.py" boot "$d" >/dev/null 2>&1 &&
 		[ "$(cat "$d/kernel" 2>/dev/null)" = "$(kernel "$k" $f)" ]; then
 		say "boot: $mode round $r point $k: kept from an earlier run"
 		return 0
 	fi
 	for try in 1 2; do
-		rc=0
-		boot_once "$mode" "$k" "$d" || rc=$?
-		[ $rc -eq 0 ] && break
-		say "boot: $mode round $r point $k failed ($rc, try $try), see $d"
+		boot_once "$mode" "$k" "$d" || true
+		outcome=$(python3 "$CI_DIR/verdict.py" boot "$d" 2>/dev/null) && break
+		say "boot: $mode round $r point $k: ${outcome:-fail} (try $try), see $d"
 	done
-	[ $rc -eq 0 ] && say "boot: $mode round $r point $k done in $(cat "$d/boot-seconds")s"
+	[ "$outcome" = ok ] && say "boot: $mode round $r point $k done in $(cat "$d/boot-seconds")s"
 	return 0
 }
 

@@ -24,6 +24,12 @@ import re
 import statistics
 import sys
 
+# Whether a boot ended well, and its splats: ci/judge.py, the pipeline's
+# one judge.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "ci"))
+import judge  # noqa: E402
+
 # Two-sided 95% quantiles of Student's t, by degrees of freedom.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
         7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179,
@@ -55,6 +61,7 @@ def read_meta(run):
     return meta, points
 
 
+RULES = judge.Rules()
 BOOT = re.compile(r"^(?P<mode>[a-z]+)-r(?P<round>\d+)-p(?P<k>\d+)$")
 
 
@@ -75,9 +82,16 @@ def collect(run):
                              w[1], w[2], int(w[3])))
             elif w and w[0] == "BENCH-ERR":
                 bad.append("%s: %s" % (d, " ".join(w[1:])))
-        if "ZS-GUEST-DONE" not in open(os.path.join(bdir, d, "console.log"),
-                                       errors="replace").read():
-            bad.append("%s: the guest did not finish" % d)
+        outcome, why = judge.boot_outcome(os.path.join(bdir, d), RULES)
+        if outcome != "ok":
+            bad.append("%s: the boot did not end well: %s%s"
+                       % (d, outcome, ": " + why if why else ""))
+        console = judge.read(os.path.join(bdir, d, "console.log"))
+        splats = [s for s in judge.console_splats(console, RULES, "")
+                  if not s["allowed"]]
+        for s in splats[:3]:
+            bad.append("%s: splat during %s: %s"
+                       % (d, s["owner"] or "boot", s["line"]))
     return rows, bad
 
 

@@ -11,9 +11,18 @@
 #
 # TEST is a program of selftests/tests.list, or PROFILE:TEST for one of
 # another boot of ci/profiles (e.g. noswap:swapcg_noswap). The base must
-# pass the check and the last point fail it. A point whose build fails
-# counts as failing a boot or a test too, and is named as such. Prints
-# "first bad: <patch>" and exits 0; exits 1 when the ends do not differ.
+# pass the check and the last point fail it. Each point is judged by
+# ci/verdict.py check, as the main job judges that test at that point
+# (ci/judge.py): a test fails when it or one of its subtests reports not
+# ok, its plan falls short, or the kernel prints a splat of ci/splats while
+# it runs; a skip passes; a panic or hang while it runs is a crash, and
+# counts as failing; "boot" fails on a boot that does not end well or a
+# splat outside any test. A point whose build fails counts as failing a
+# boot or a test too, and is named as such.
+#
+# Prints "first bad: <patch>" and exits 0; exits 1 when the ends do not
+# differ; exits 75, naming no patch, at an infrastructure error (QEMU could
+# not run, a build ran out of disk), which says nothing about the patch.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +54,7 @@ results=$(realpath "$results")
 
 # What a boot runs: nothing (zs.only names no test), or the one test, in
 # its profile's boot.
-opts="" test=""
+opts="" test="" pname=""
 case $check in
 build) ;;
 boot) opts="zs.only=-" ;;
@@ -73,11 +82,14 @@ fi
 frags=("${default_frags[@]}")
 bdir=$CACHE_DIR/build/$tag-default
 
-# point_ok K: 0 when point K passes the check, 1 when it fails; the logs
-# go to RESULTS/point-K/.
+# point_ok K: 0 when point K passes the check, 1 when it fails (or
+# crashes), 2 at an infrastructure error; the logs go to RESULTS/point-K/,
+# laid out as a point of the main job (steps, the main boot in the folder,
+# the boot of profile P in P/), and the judge's words to its verdict file.
 point_ok() {
-	local k=$1 d i rc=0
+	local k=$1 d i rc=0 bootdir
 	d=$results/point-$k
+	rm -rf "$d"
 	mkdir -p "$d"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	git -C "$tree" reset -q --hard zs-base
@@ -87,33 +99,42 @@ point_ok() {
 			die "point $k: $(basename "${patches[$i]}") does not apply (see $d/apply.log)"
 	done
 	say "bisect: point $k ($(point_name "$k")): build"
-	if ! "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
-		echo "point $k: build fails" >"$d/verdict"
-		return 1
+	if "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+		echo "build ok" >"$d/steps"
+	else
+		echo "build fail" >"$d/steps"
 	fi
-	if [ "$check" = build ]; then
-		echo "point $k: builds" >"$d/verdict"
-		return 0
+	if [ "$check" != build ] && grep -qx 'build ok' "$d/steps"; then
+		say "bisect: point $k: boot${test:+ and $test}"
+		bootdir=$d${pname:+/$pname}
+		"$CI_DIR/boot.sh" --timeout 1500 --append "$opts" \
+			"$bdir/arch/x86/boot/bzImage" "$results/image/initramfs.cpio.gz" \
+			"$bootdir" || true
+		echo "boot${pname:+-$pname} $(python3 "$CI_DIR/verdict.py" boot "$bootdir" || true)" >>"$d/steps"
 	fi
-	say "bisect: point $k: boot${test:+ and $test}"
-	"$CI_DIR/boot.sh" --timeout 1500 --append "$opts" \
-		"$bdir/arch/x86/boot/bzImage" "$results/image/initramfs.cpio.gz" "$d" ||
-		rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "point $k: boot fails (boot.sh exit $rc)" >"$d/verdict"
-		return 1
+	{
+		printf 'point %s: %s: ' "$k" "$check"
+		python3 "$CI_DIR/verdict.py" check "$d" "$check" || rc=$?
+	} >"$d/verdict"
+	case $rc in
+	0) return 0 ;;
+	1|2) return 1 ;;
+	75) return 2 ;;
+	*) die "point $k: ci/verdict.py check exited $rc" ;;
+	esac
+}
+
+# judged K: point K's verdict, 0 good, 1 bad; at an infrastructure error,
+# stop without naming a patch.
+judged() {
+	local rc=0
+	point_ok "$1" || rc=$?
+	cat "$results/point-$1/verdict"
+	if [ $rc -eq 2 ]; then
+		echo "infrastructure error at point $1: no first bad patch named (see $results/point-$1)"
+		exit 75
 	fi
-	if [ -n "$test" ]; then
-		# The test's own line in the guest's KTAP (not a nested one).
-		if grep -Eq "^ok [0-9]+ $test( # time=|$)" "$d/ktap.txt"; then
-			echo "point $k: $test passes" >"$d/verdict"
-			return 0
-		fi
-		echo "point $k: $test fails: $(grep -E "^(not )?ok [0-9]+ $test\b" "$d/ktap.txt" || echo 'no result')" >"$d/verdict"
-		return 1
-	fi
-	echo "point $k: boots" >"$d/verdict"
-	return 0
+	return $rc
 }
 
 point_name() {
@@ -121,21 +142,14 @@ point_name() {
 }
 
 # The ends first: a bisection needs a good base and a bad last point.
-if ! point_ok 0; then
-	cat "$results/point-0/verdict"
-	die "the base already fails '$check': nothing to bisect"
-fi
-cat "$results/point-0/verdict"
-if point_ok "$n"; then
-	cat "$results/point-$n/verdict"
+judged 0 || die "the base already fails '$check': nothing to bisect"
+if judged "$n"; then
 	die "the last point passes '$check': nothing to bisect"
 fi
-cat "$results/point-$n/verdict"
 good=0 bad=$n
 while [ $((bad - good)) -gt 1 ]; do
 	mid=$(((good + bad) / 2))
-	if point_ok "$mid"; then good=$mid; else bad=$mid; fi
-	cat "$results/point-$mid/verdict"
+	if judged "$mid"; then good=$mid; else bad=$mid; fi
 done
 git -C "$tree" reset -q --hard zs-base
 echo "first bad: $(point_name "$bad") (point $bad of $n, check '$check')"

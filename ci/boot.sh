@@ -12,17 +12,36 @@
 #     --append STR   more kernel command line (zs.* options: ci/guest/init)
 #     --drive FILE   attach FILE as a raw virtio-blk disk, /dev/vda in the
 #                    guest (needs configs/bench.config; default: none)
+#     --shell        no tests: a root shell on the console, in this
+#                    terminal, once the guest has set up swap and zswap as
+#                    for the tests (the tests are in /tests; leave with
+#                    exit, or Ctrl-A x); no time limit
 #
-# Writes OUTDIR/console.log (ttyS0, the kernel's) and OUTDIR/ktap.txt
-# (ttyS1, the tests'). Exit: 0 the guest finished, 2 it stopped without
-# finishing (panic, triple fault, QEMU error), 3 it hung and was killed.
+# Writes OUTDIR/console.log (ttyS0, the kernel's), OUTDIR/ktap.txt (ttyS1,
+# the tests'), OUTDIR/qemu-cmd (the exact QEMU command, to run again:
+# `bash OUTDIR/qemu-cmd`), OUTDIR/qemu.log (QEMU's own messages) and
+# OUTDIR/boot-exit (the exit status below). What the boot means is for
+# ci/verdict.py boot OUTDIR to say (ci/judge.py).
+#
+# Exit status:
+#   0   the guest finished: it printed ZS-GUEST-DONE and powered off
+#   2   the guest stopped without finishing (a panic, a triple fault)
+#   3   the guest ran past the time limit, or on for 120 s after a stall
+#       or lockup of ci/splats, and was killed
+#   75  infrastructure error, nothing known about the kernel: QEMU is
+#       missing, could not start or failed (a forced --accel kvm without
+#       a usable KVM, an unreadable BZIMAGE), or OUTDIR's file system has
+#       less than 32 MiB free; OUTDIR/boot-infra says which
+#   1   a usage error
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 smp=2 mem=2048 swap_mib=1024 limit=1200 accel=${ZS_ACCEL:-tcg} append="" drive=""
+shell=0
 while [ $# -gt 3 ]; do
 	case $1 in
+	--shell) shell=1; shift; continue ;;
 	--smp) smp=$2 ;;
 	--mem) mem=$2 ;;
 	--swap-mib) swap_mib=$2 ;;
@@ -37,8 +56,30 @@ done
 [ $# -eq 3 ] || die "usage: $0 [options] BZIMAGE INITRAMFS OUTDIR"
 kernel=$1 initrd=$2 out=$3
 mkdir -p "$out"
+rm -f "$out/boot-exit" "$out/boot-infra" "$out/boot-seconds"
 : >"$out/console.log"
 : >"$out/ktap.txt"
+
+# finish STATUS: record the exit status for the judge, and exit with it.
+# On a full disk the record may fail; the status still goes to the caller.
+finish() {
+	echo "$1" >"$out/boot-exit" 2>/dev/null || true
+	exit "$1"
+}
+
+# infra WHY: an infrastructure error, not the kernel's.
+infra() {
+	say "boot: infrastructure error: $*"
+	printf '%s\n' "$*" >"$out/boot-infra" 2>/dev/null || true
+	finish 75
+}
+
+command -v qemu-system-x86_64 >/dev/null || infra "qemu-system-x86_64 is not installed"
+# The console of a debug kernel's splat runs to megabytes; a disk that
+# fills mid-boot would cut the logs the verdict is read from.
+free_kib=$(df -Pk "$out" | awk 'NR == 2 { print $4 }')
+[ "${free_kib:-0}" -ge $((32 * 1024)) ] ||
+	infra "$((${free_kib:-0} / 1024)) MiB free on the file system of $out, 32 needed"
 
 case $accel in
 kvm) acc=(-accel kvm -cpu host) ;;
@@ -67,16 +108,41 @@ fi
 # oops=panic: an Oops leaves the kernel in no state to go on testing.
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=6"
 cmdline+=" brd.rd_nr=1 brd.rd_size=$((swap_mib * 1024)) $append"
-
-qemu-system-x86_64 -nodefaults -no-reboot -display none -M pc \
-	"${bios[@]}" "${acc[@]}" -smp "$smp" -m "$mem" "${disk[@]}" \
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	-serial "file:$out/console.log" -serial "file:$out/ktap.txt" \
-	>"$out/qemu.log" 2>&1 &
-qpid=$!
+if [ $shell -eq 1 ]; then
+	# The console on this terminal (and still into console.log); Ctrl-C
+	# goes to the guest, Ctrl-A x ends QEMU.
+	cmdline+=" zs.shell=1"
+	serial=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$out/console.log"
+		-serial chardev:con -mon "chardev=con,mode=readline")
+else
+	serial=(-serial "file:$out/console.log")
+fi
+qemu=(qemu-system-x86_64 -nodefaults -no-reboot -display none -M pc
+	"${bios[@]}" "${acc[@]}" -smp "$smp" -m "$mem" "${disk[@]}"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	"${serial[@]}" -serial "file:$out/ktap.txt")
 echo "$cmdline" >"$out/cmdline"
+# For whoever debugs this boot: the command exactly as run.
+{
+	echo "# The QEMU command of this boot (ci/boot.sh, $(date -u '+%Y-%m-%d %H:%M UTC'));"
+	echo "# bash this file to run it again: it writes console.log and ktap.txt here."
+	printf '%q ' "${qemu[@]}"
+	echo
+} >"$out/qemu-cmd"
 
-STALL_RE='rcu: INFO: .*stall|soft lockup|hard LOCKUP|blocked for more than'
+if [ $shell -eq 1 ]; then
+	say "boot: a shell in the guest; the tests are in /tests; exit, or Ctrl-A x, to leave"
+	qrc=0
+	"${qemu[@]}" 2>"$out/qemu.log" || qrc=$?
+	[ $qrc -eq 0 ] || infra "QEMU exited with status $qrc: $(tail -n1 "$out/qemu.log")"
+	finish 0
+fi
+
+"${qemu[@]}" >"$out/qemu.log" 2>&1 &
+qpid=$!
+
+# The stall and lockup rules of ci/splats, as one grep -E pattern.
+stall_re=$(python3 "$CI_DIR/verdict.py" splat-re stall)
 STALL_GRACE=120
 start=$(date +%s)
 stalled=""
@@ -92,7 +158,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 	fi
 	# A stall or lockup rarely recovers: give the guest a little while,
 	# then stop it rather than wait out the whole limit.
-	if [ -z "$stalled" ] && grep -qE "$STALL_RE" "$out/console.log"; then
+	if [ -z "$stalled" ] && grep -qE "$stall_re" "$out/console.log"; then
 		stalled=$(date +%s)
 		say "boot: the kernel reports a stall or lockup"
 	fi
@@ -109,8 +175,13 @@ while kill -0 "$qpid" 2>/dev/null; do
 		break
 	fi
 done
-wait "$qpid" 2>/dev/null || true
+qrc=0
+wait "$qpid" 2>/dev/null || qrc=$?
 echo "$(($(date +%s) - start))" >"$out/boot-seconds"
-[ $rc -ne 0 ] && exit $rc
-grep -q '^ZS-GUEST-DONE' "$out/console.log" || exit 2
-exit 0
+[ $rc -eq 0 ] || finish $rc
+# QEMU ends with 0 whatever the guest did (a panic reboots, and
+# -no-reboot turns that into an exit): anything else is QEMU's failure.
+[ $qrc -eq 0 ] ||
+	infra "QEMU exited with status $qrc: $(grep -v '^[[:space:]]*$' "$out/qemu.log" | tail -n1)"
+grep -q '^ZS-GUEST-DONE' "$out/console.log" || finish 2
+finish 0

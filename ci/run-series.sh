@@ -18,8 +18,12 @@
 # points to also build the configurations of ci/variants (default all).
 # --gates: at which points to run the static-analysis gates of ci/gates.sh
 # (sparse, W=1, coccinelle on the files the patch touches; default all).
-# --only: run only these tests, in the main boot only. Exit 0 only when
-# every row is green.
+# --only: run only these tests, in the main boot only.
+#
+# Exit status (ci/verdict.py table): 0 every row green; 1 a row red (a
+# step, a test, a splat or a crash), the series not going on with quilt,
+# or a patch that does not apply; 75 an infrastructure error (QEMU could
+# not run, a build ran out of disk) and nothing red.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -144,15 +148,13 @@ with open(sys.argv[1] + "/meta.json", "w") as f:
 	json.dump(dict(point=k, patch=name, config=config, seconds=int(secs)), f)' "$@"
 }
 
-# boot_profile DIR STEP OUT LIMIT OPTS: boot DIR/bzImage, record STEP's status.
+# boot_profile DIR STEP OUT LIMIT OPTS: boot DIR/bzImage, record STEP's
+# outcome as the judge reads it (ok, panic, hang, fail or infra).
 boot_profile() {
-	local rc=0
-	"$CI_DIR/boot.sh" --timeout "$4" --append "$5" "$1/bzImage" "$initrd" "$3" || rc=$?
-	case $rc in
-	0) echo "$2 ok" ;;
-	3) echo "$2 hang" ;;
-	*) if grep -q 'Kernel panic' "$3/console.log"; then echo "$2 panic"; else echo "$2 fail"; fi ;;
-	esac >>"$1/steps"
+	local outcome
+	"$CI_DIR/boot.sh" --timeout "$4" --append "$5" "$1/bzImage" "$initrd" "$3" || true
+	outcome=$(python3 "$CI_DIR/verdict.py" boot "$3") || true
+	echo "$2 ${outcome:-fail}" >>"$1/steps"
 }
 
 # build_variants DIR NAME: build the configurations of ci/variants (those
@@ -223,7 +225,7 @@ reuse_point() {
 		xargs -0 cp --parents -t "$d")
 	echo "kernel and tests of point $(($1 - 1)): $prev" >"$d/same-as"
 	write_meta "$d" "$1" "$2" default 0
-	say "[$1/${#patches[@]}] $2: $(python3 "$CI_DIR/verdict.py" point "$d")"
+	say "[$1/${#patches[@]}] $2: $(python3 "$CI_DIR/verdict.py" point "$d" || true)"
 }
 
 # run_point K NAME CONFIG: build and boot the tree as it is now.
@@ -242,6 +244,8 @@ run_point() {
 	say "[$k/${#patches[@]}] $name: build ($config)"
 	if "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >>"$d/steps"
+		# Kept (2 MB): the row's qemu-cmd and ci/boot.sh --shell boot it
+		# again (README, "Reading a failure").
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
 		if [ "$config" = default ] && [ "$k" -gt 0 ] && { [ "$gates" = all ] ||
 			{ [ "$gates" = last ] && [ "$k" -eq ${#patches[@]} ]; }; }; then
@@ -273,7 +277,6 @@ run_point() {
 			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
 			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
 		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/profiles")
-		rm -f "$d/bzImage"
 	else
 		echo "build fail" >>"$d/steps"
 		echo "boot skip" >>"$d/steps"
@@ -282,7 +285,7 @@ run_point() {
 	fi
 	write_meta "$d" "$k" "$name" "$config" "$(($(date +%s) - t0))"
 	local v
-	v=$(python3 "$CI_DIR/verdict.py" point "$d")
+	v=$(python3 "$CI_DIR/verdict.py" point "$d") || true
 	say "[$k/${#patches[@]}] $name: $v"
 }
 
@@ -299,7 +302,7 @@ for k in $(seq 0 ${#patches[@]}); do
 		if [ -n "$failed_apply" ]; then
 			printf 'apply skip\nbuild skip\nboot skip\n' >"$d/steps"
 			write_meta "$d" "$k" "$name" default 0
-			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
+			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 			continue
 		fi
 		say "[$k/${#patches[@]}] $name: apply"
@@ -309,7 +312,7 @@ for k in $(seq 0 ${#patches[@]}); do
 			say "the series no longer applies to $ZS_BASE_DESC from $name on"
 			printf 'apply fail\nbuild skip\nboot skip\n' >"$d/steps"
 			write_meta "$d" "$k" "$name" default 0
-			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
+			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 			continue
 		fi
 		if "$CI_DIR/checkpatch.sh" "$tree" "$p" >"$d/checkpatch.log" 2>&1; then
@@ -331,7 +334,7 @@ for k in $(seq 0 ${#patches[@]}); do
 	if [ "$variants" = all ] || { [ "$variants" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
 		d=$results/$(printf '%02d' "$k")-default
 		build_variants "$d" "$name"
-		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null
+		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 	fi
 	if [ "$debug" = all ] || { [ "$debug" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
 		steps_pre=""
@@ -343,7 +346,7 @@ done
 say "done"
 echo
 rc=0
-python3 "$CI_DIR/verdict.py" table "$results" || rc=1
+python3 "$CI_DIR/verdict.py" table "$results" || rc=$?
 [ "$quilt" = ok ] || { echo "quilt push -a failed: see $qlog"; rc=1; }
 [ -z "$failed_apply" ] || { echo "patch $failed_apply does not apply: see its apply.log"; rc=1; }
 echo "results: $results"

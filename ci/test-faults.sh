@@ -2,12 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Test the pipeline and the selftests themselves: each patch in
 # ci/faults/<series>/ (the folder named as the base's series folder under
-# patches/) goes on top of the series and must turn its row red in the
-# expected way, and a series patch edited so that it no longer applies must
-# stop the run with the patch and the file named. Prints TAP and a closing
-# count.
+# patches/) goes on top of the series and must turn its row red for the
+# reason its line of ci/faults/<series>/targets names (ci/verdict.py
+# caught: the fault applied, built unless the build is its target, and the
+# check it targets failed or crashed), and a series patch edited so that it
+# no longer applies must stop the run with the patch and the file named.
+# A fault that no longer applies, or that turns its row red some other way,
+# is "not caught for the right reason". Prints TAP and a closing count.
 #
 #   ci/test-faults.sh [--base mainline|v6.12|PATH] [--results DIR] [FAULT...]
+#
+# Exit status: 0 every fault caught; 1 one was not; 75 an infrastructure
+# error (QEMU could not run, a build out of disk) left a fault unjudged,
+# and every fault judged was caught.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +41,7 @@ load_series "$sfile"
 series=("${patches[@]}")
 fdir=$CI_DIR/faults/$(basename "$(dirname "$sfile")")
 [ -d "$fdir" ] || die "no faults for the series of $sfile (no $fdir)"
+[ -f "$fdir/targets" ] || die "no $fdir/targets: what catches each fault"
 # By default the faults that must be caught: an edit that keeps a patch of
 # the series from applying, and those that $fdir/must-catch names.
 [ ${#faults[@]} -gt 0 ] ||
@@ -48,31 +56,18 @@ tests_like() {
 zswap_tests=$(tests_like '\(zswap_\|test_zswap\|kunit_\)')
 swapcg_tests=$(tests_like swapcg_)
 n=${#series[@]}
-pass=0 fail=0 i=0
+# target FAULT: its line of targets, less the name (CHECK VERDICT [alone]).
+target() {
+	awk -F '\t' -v f="$1" '$1 == f { $1 = ""; print; found = 1 }
+		END { exit !found }' "$fdir/targets"
+}
+for f in "${faults[@]}"; do
+	[ "$f" = not-applying ] || target "$f" >/dev/null ||
+		die "fault $f: no line in $fdir/targets names what must catch it"
+done
+pass=0 fail=0 infra=0 i=0
 echo "TAP version 13"
 echo "1..${#faults[@]}"
-
-# field RUN K KEY: one field of a row's result.json.
-field() {
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
-		"$1/$(printf '%02d' "$2")-default/result.json" "$3"
-}
-
-# only_red RUN K CELL: "; ..." for each step of row K, other than CELL,
-# that is not ok, and for failed tests or splats: nothing when CELL is the
-# only red one.
-only_red() {
-	python3 - "$1/$(printf '%02d' "$2")-default/result.json" "$3" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-steps = [k for k in r if k in ("apply", "checkpatch", "build")
-         or k.startswith(("boot", "gate-", "build-"))]
-bad = ["%s is %s" % (k, r[k]) for k in steps
-       if k != sys.argv[2] and r[k] != "ok"]
-bad += ["%s %s" % (r[k], k) for k in ("failed", "splats") if r.get(k)]
-print("".join("; " + b for b in bad), end="")
-PY
-}
 
 for f in "${faults[@]}"; do
 	i=$((i + 1))
@@ -115,53 +110,39 @@ for f in "${faults[@]}"; do
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
 		--debug none --variants "$variants" --gates "$gates" \
 		--from "$last" --only "$tests" >"$d/run.log" 2>&1 || rc=$?
-	why=""
-	case $f in
-	not-applying)
+	row=$d/run/$(printf '%02d' "$last")-default
+	why="" v="" vrc=0
+	if [ "$f" = not-applying ]; then
 		[ $rc -ne 0 ] || why="run exited 0"
 		grep -q "APPLY FAILED: $victim does not apply: mm/zswap.c" "$d/run.log" ||
 			why="$why; no line naming $victim and mm/zswap.c"
-		;;
-	build-break)
-		[ "$(field "$d/run" "$last" build)" = fail ] || why="build did not fail"
-		grep -q 'error:' "$d/run/$(printf '%02d' "$last")-default/build.log" ||
-			why="$why; build.log has no compiler error"
-		;;
-	panic)
-		[ "$(field "$d/run" "$last" boot)" = panic ] || why="boot is not 'panic'"
-		;;
-	sparse-warning)
-		[ "$(field "$d/run" "$last" gate-sparse)" = fail ] || why="gate-sparse is not red"
-		why+=$(only_red "$d/run" "$last" gate-sparse)
-		;;
-	nomemcg-build-break)
-		[ "$(field "$d/run" "$last" build-MEMCG=n)" = fail ] ||
-			why="build-MEMCG=n is not red"
-		why+=$(only_red "$d/run" "$last" build-MEMCG=n)
-		;;
-	seed000-posted|rcu-dropped-early)
-		# Only the KUnit tests reach these layouts: one of them must fail.
-		grep -q '"kunit_results\.' "$d/run/$(printf '%02d' "$last")-default/result.json" ||
-			why="no KUnit test failed"
-		;;
-	*)
-		# Failed tests, a splat, a panic or a stall; a fault patch's own
-		# checkpatch failure is no catch.
-		[ "$(field "$d/run" "$last" failed)" != 0 ] ||
-			[ "$(field "$d/run" "$last" splats)" != 0 ] ||
-			[ "$(field "$d/run" "$last" boot)" != ok ] ||
-			why="no test failed, no splat, the boot was ok"
-		;;
-	esac
-	[ $rc -ne 0 ] || [ "$f" = not-applying ] || why="$why; run exited 0"
-	if [ -z "$why" ]; then
-		pass=$((pass + 1))
-		echo "ok $i $f: caught"
-		grep -E "^  $last: (failed|splat)" "$d/run.log" | head -n 5 | sed 's/^/# /' || true
 	else
+		# The judge says whether the row is red for the fault's reason.
+		# shellcheck disable=SC2046 # CHECK VERDICT [alone], as words
+		v=$(python3 "$CI_DIR/verdict.py" caught "$row" $(target "$f")) || vrc=$?
+		case $vrc in
+		0) [ $rc -ne 0 ] || why="the row is red, but the run exited 0" ;;
+		1) why=${v#not caught for the right reason: } ;;
+		75) ;;
+		*) why="ci/verdict.py caught exited $vrc: $v" ;;
+		esac
+	fi
+	if [ -n "$why" ]; then
 		fail=$((fail + 1))
-		echo "not ok $i $f: ${why#; } (see $d/run.log)"
+		echo "not ok $i $f: not caught for the right reason: ${why#; } (see $d/run.log)"
+	elif [ $vrc -eq 75 ]; then
+		infra=$((infra + 1))
+		echo "ok $i $f # SKIP not judged: $v (see $d/run.log)"
+	else
+		pass=$((pass + 1))
+		echo "ok $i $f: ${v:-caught}"
+		grep -E "^  $last: (failed|splat)" "$d/run.log" | head -n 5 | sed 's/^/# /' || true
 	fi
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+if [ $infra -gt 0 ]; then
+	echo "$pass passed, $fail failed, $infra not judged (infrastructure error)"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ $fail -eq 0 ] || exit 1
+[ $infra -eq 0 ] || exit 75

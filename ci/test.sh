@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The test command: lint the pipeline, run the mainline series and the
-# v6.12 and v6.1 backports (every point green), then check that injected
-# faults are caught.
+# The test command: test the judge on its fixtures (seconds), lint the
+# pipeline, run the mainline series and the v6.12 and v6.1 backports (every
+# point green), then check that injected faults are caught.
 #
 #   ci/test.sh [--base mainline|v6.12|v6.1|PATH]
 #                          (default: mainline, then v6.12, then v6.1)
@@ -15,7 +15,6 @@ bases=(mainline v6.12 v6.1)
 [ "${1:-}" = --base ] && bases=("$2")
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-"$CI_DIR/deps.sh" shellcheck python3-yaml
 
 pass=0 fail=0
 stage() {
@@ -30,6 +29,12 @@ stage() {
 		echo "not ok - $name"
 	fi
 }
+
+# First, as it takes seconds and everything after it is judged by it: the
+# judge (ci/judge.py) on real outputs with known verdicts, each fixture
+# shown to depend on the rules it covers.
+stage "the judge on its fixtures" python3 "$CI_DIR/test-judge.py"
+"$CI_DIR/deps.sh" shellcheck python3-yaml
 
 stage "shellcheck ci/" shellcheck -x "$CI_DIR"/*.sh "$REPO_DIR/.ci/run"
 stage "shellcheck guest init" shellcheck -s sh "$CI_DIR/guest/init"

@@ -1,127 +1,67 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Step 6, verdict: judge one point of the series, and tabulate a run.
+"""Step 6, verdict: the command line of the judge (ci/judge.py), which
+alone decides pass, fail, crash or infrastructure error.
 
-  verdict.py point DIR    read DIR/{steps,ktap.txt,console.log}, write
-                          DIR/result.json and DIR/junit.xml
-  verdict.py table RUN    print the per-patch table of a run, write
-                          RUN/summary.md and RUN/summary.json; exit 1 unless
-                          every row is green
+  verdict.py point DIR      judge a point: read DIR/{steps,ktap.txt,
+                            console.log,boot-exit} and those of DIR/<profile>/,
+                            write DIR/result.json and DIR/junit.xml, print a
+                            one-line summary
+  verdict.py check DIR CHECK
+                            judge one check of a point and print
+                            "VERDICT: detail"; CHECK is build, boot, a test
+                            (TEST, or PROFILE:TEST for a boot of
+                            ci/profiles), PROFILE:boot, a step (gate-sparse,
+                            build-MEMCG=n, ...), tests (every boot and test,
+                            the build but no other step) or point
+  verdict.py boot BOOTDIR   the outcome of one ci/boot.sh run: prints ok,
+                            panic, hang, fail or infra
+  verdict.py caught DIR CHECK fail|crash|red [alone]
+                            whether a fault's row (ci/test-faults.sh) is red
+                            for the reason the fault targets: its patch
+                            applied (and built, unless CHECK is a build),
+                            and CHECK is what the fault should make it;
+                            "alone": and nothing else of the row is red
+  verdict.py table RUN      print the per-patch table of a run, write
+                            RUN/summary.md and RUN/summary.json
+  verdict.py splat-re KIND  the extended regular expression (grep -E) of
+                            the rules of ci/splats of KIND (splat, stall,
+                            panic)
 
-DIR/steps holds "step status" lines written by ci/run-series.sh (apply,
-checkpatch, build, boot: ok, fail, skip, panic, hang). A point is green when
-every step it ran is ok, the guest ran every planned test, none failed, and
-the console has no splat.
+Exit status, every command: 0 pass (boot ok; caught; every row green),
+1 fail (not caught; in a table, a row red or crashed), 2 crash (a panic, a
+hang, a guest that stopped without finishing), 75 infrastructure error
+(QEMU could not run, a build out of disk; in a table, only when no row is
+red), 64 a usage error.
 """
-import fnmatch
 import json
 import os
-import re
 import sys
 from xml.sax.saxutils import escape, quoteattr
 
-# Kernel messages that mean something went wrong, whatever the tests said.
-SPLATS = [
-    r"WARNING: ",               # WARN*(), and lockdep's reports
-    r"BUG: ",                   # BUG: KASAN, sleeping in atomic, bad page...
-    r"kernel BUG at ",
-    r"Oops",
-    r"general protection fault",
-    r"Kernel panic",
-    r"KASAN",
-    r"UBSAN",
-    r"rcu: INFO: .*stall",
-    r"detected stalls? on CPU",
-    r"soft lockup",
-    r"INFO: task .* blocked for more than",
-    r"list_(add|del) corruption",
-    r"possible (circular|recursive) locking",
-    r"inconsistent lock state",
-]
-SPLAT_RE = re.compile("|".join(SPLATS))
-KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                     "known-failures")
-RESULT_RE = re.compile(r"^(not ok|ok) (\d+)\s*-?\s*([^#]*?)\s*(?:#\s*(.*))?$")
+import judge
+from judge import CRASH, EXIT, FAIL, INFRA, PASS
+
+USAGE = 64
 
 
-def parse_ktap(text):
-    """Return (plan, tests); each test has name, status, leaves, log."""
-    plan = None
-    tests = []
-    block = []
-    for raw in text.replace("\r", "").splitlines():
-        if raw.startswith("    "):
-            block.append(raw[4:])
-            continue
-        line = raw.strip()
-        m = re.match(r"^1\.\.(\d+)", line)
-        if m and plan is None:
-            plan = int(m.group(1))
-            continue
-        m = RESULT_RE.match(line)
-        if not m:
-            continue
-        ok, _, name, directive = m.groups()
-        directive = directive or ""
-        status = "skip" if ok == "ok" and directive.upper().startswith("SKIP") \
-            else ("pass" if ok == "ok" else "fail")
-        tests.append({"name": name, "status": status, "directive": directive,
-                      "leaves": leaves_of(name, status, directive, block),
-                      "log": "\n".join(block)})
-        block = []
-    return plan, tests
-
-
-def leaves_of(name, status, directive, block):
-    """The innermost results of one test program's nested (K)TAP output."""
-    leaves = []
-    subplan = None
-    for line in block:
-        line = line.strip()
-        m = re.match(r"^1\.\.(\d+)", line)
-        if m and subplan is None:
-            subplan = int(m.group(1))
-            continue
-        m = RESULT_RE.match(line)
-        if m:
-            ok, _, sub, d = m.groups()
-            d = d or ""
-            st = "skip" if ok == "ok" and d.upper().startswith("SKIP") \
-                else ("pass" if ok == "ok" else "fail")
-            leaves.append({"name": f"{name}.{sub}", "status": st,
-                           "detail": d})
-    if not leaves:
-        return [{"name": name, "status": status, "detail": directive}]
-    if subplan is not None and len(leaves) < subplan:
-        leaves.append({"name": f"{name}.plan", "status": "fail",
-                       "detail": f"planned {subplan}, ran {len(leaves)}"})
-    if status == "fail" and all(x["status"] != "fail" for x in leaves):
-        leaves.append({"name": f"{name}.exit", "status": "fail",
-                       "detail": directive})
-    return leaves
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
-
-
-def junit(path, point, tests):
+def junit(path, point, programs):
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "<testsuites>"]
-    for t in tests:
+    for t in programs:
         lv = t["leaves"]
-        nf = sum(x["status"] == "fail" for x in lv)
+        nf = sum(x["status"] == FAIL for x in lv)
+        ne = sum(x["status"] == CRASH for x in lv)
         ns = sum(x["status"] in ("skip", "known") for x in lv)
         out.append(f'  <testsuite name={quoteattr(point + "." + t["name"])} '
-                   f'tests="{len(lv)}" failures="{nf}" skipped="{ns}">')
+                   f'tests="{len(lv)}" failures="{nf}" errors="{ne}" '
+                   f'skipped="{ns}">')
         for x in lv:
             out.append(f'    <testcase classname={quoteattr(point)} '
                        f'name={quoteattr(x["name"])}>')
-            if x["status"] == "fail":
+            if x["status"] == FAIL:
                 out.append(f'      <failure message={quoteattr(x["detail"])}/>')
+            elif x["status"] == CRASH:
+                out.append(f'      <error message={quoteattr(x["detail"])}/>')
             elif x["status"] == "skip":
                 out.append(f'      <skipped message={quoteattr(x["detail"])}/>')
             elif x["status"] == "known":
@@ -135,83 +75,16 @@ def junit(path, point, tests):
         f.write("\n".join(out) + "\n")
 
 
-def kernel_version(d):
-    """The base's version, from the run's header ("base: ... (7.3.0-rc7)")."""
-    head = read(os.path.join(os.path.dirname(os.path.abspath(d)), "header"))
-    m = re.search(r"^base:.*\(([0-9][^()]*)\)\s*$", head, re.M)
-    return m.group(1) if m else ""
-
-
-def known_failures(kver):
-    """(test glob, reason) of ci/known-failures that apply to kver."""
-    out = []
-    for line in read(KNOWN).splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        kglob, tglob, why = line.split("\t", 2)
-        if kver and fnmatch.fnmatchcase(kver, kglob):
-            out.append((tglob, why))
-    return out
-
-
 def point(d):
-    steps = {}
-    for line in read(os.path.join(d, "steps")).splitlines():
-        k, _, v = line.partition(" ")
-        steps[k] = v.strip()
-    meta = json.loads(read(os.path.join(d, "meta.json")) or "{}")
-    # The main boot writes into DIR, the other boots (ci/profiles) into
-    # DIR/<profile>; their tests are named <profile>:<test>.
-    boots = [("", d)] + sorted(
-        (name + ":", os.path.join(d, name)) for name in os.listdir(d)
-        if os.path.isfile(os.path.join(d, name, "ktap.txt")))
-    plan, tests, splats = None, [], []
-    for prefix, bd in boots:
-        p, t = parse_ktap(read(os.path.join(bd, "ktap.txt")))
-        if p is not None:
-            plan = (plan or 0) + p
-        for x in t:
-            x["name"] = prefix + x["name"]
-            for leaf in x["leaves"]:
-                leaf["name"] = prefix + leaf["name"]
-        tests += t
-        console = read(os.path.join(bd, "console.log")).replace("\r", "")
-        splats += [prefix + ln for ln in console.splitlines()
-                   if SPLAT_RE.search(ln)]
-    leaves = [x for t in tests for x in t["leaves"]]
-    known = known_failures(kernel_version(d))
-    for x in leaves:
-        why = [w for g, w in known if fnmatch.fnmatchcase(x["name"], g)]
-        if x["status"] == "fail" and why:
-            x["status"], x["detail"] = "known", why[0]
-    res = dict(meta)
-    res.update(steps)
-    res.update({
-        "plan": plan, "ran": len(tests),
-        "passed": sum(x["status"] == "pass" for x in leaves),
-        "failed": sum(x["status"] == "fail" for x in leaves),
-        "skipped": sum(x["status"] == "skip" for x in leaves),
-        "failures": [x["name"] + (": " + x["detail"] if x["detail"] else "")
-                     for x in leaves if x["status"] == "fail"],
-        "known": [x["name"] for x in leaves if x["status"] == "known"],
-        "splats": len(splats), "splat_lines": splats[:20],
-    })
-    # "same": the kernel of the point before, whose boots stand for this
-    # one (ci/run-series.sh, a patch that touches only tools/).
-    ran_steps = [v for v in steps.values() if v != "skip"]
-    booted = steps.get("boot") in ("ok", "same")
-    res["failures"] += [f"step {k}: {v}" for k, v in steps.items()
-                        if v not in ("ok", "skip", "same")]
-    res["green"] = bool(ran_steps) and all(v in ("ok", "same")
-                                           for v in ran_steps) and (
-        not booted or (plan is not None and plan == len(tests) and plan > 0
-                       and res["failed"] == 0 and not splats))
-    if booted and (plan is None or plan != len(tests)):
-        res["failures"].append(f"KTAP plan {plan}, results {len(tests)}")
+    res = judge.judge_point(d)
+    out = judge.point_json(d, res)
     with open(os.path.join(d, "result.json"), "w") as f:
-        json.dump(res, f, indent=1)
-    junit(os.path.join(d, "junit.xml"), res.get("point", d), tests)
-    return res
+        json.dump(out, f, indent=1)
+    junit(os.path.join(d, "junit.xml"), out.get("point", d), res["programs"])
+    print(json.dumps({k: out.get(k) for k in
+                      ("plan", "ran", "passed", "failed", "skipped",
+                       "splats", "verdict")}))
+    return EXIT[res["verdict"]]
 
 
 COLS = [("point", 6), ("patch", 46), ("config", 7), ("apply", 6),
@@ -220,9 +93,19 @@ COLS = [("point", 6), ("patch", 46), ("config", 7), ("apply", 6),
         ("verdict", 7)]
 
 
+WORD = {PASS: "GREEN", FAIL: "RED", CRASH: "CRASH", INFRA: "INFRA"}
+
+
+def row_verdict(r):
+    # A result.json of an older run has "green" only.
+    return r.get("verdict") or (PASS if r.get("green") else FAIL)
+
+
 def row(r, variants, gates=()):
     plan = "-" if r.get("plan") is None else f"{r['ran']}/{r['plan']}"
-    booted = r.get("boot", "skip") in ("ok", "same")
+    # What the tests reported counts whatever the boot's outcome; a boot
+    # that did not run (skip) or could not (infra) reported nothing.
+    booted = r.get("boot", "skip") not in ("skip", "infra", "-")
     cell = (lambda k: str(r[k]) if booted else "-")
     t = int(r.get("seconds", 0))
     return [r.get("point", "?"), r.get("patch", "")[:46], r.get("config", ""),
@@ -231,7 +114,7 @@ def row(r, variants, gates=()):
             r.get("build", "-")] + [r.get("build-" + v, "-") for v in variants] + [
             r.get("boot", "-"), plan if booted else "-",
             cell("passed"), cell("failed"), cell("skipped"), cell("splats"),
-            f"{t // 60}:{t % 60:02d}", "GREEN" if r["green"] else "RED"]
+            f"{t // 60}:{t % 60:02d}", WORD[row_verdict(r)]]
 
 
 def table(run):
@@ -243,7 +126,7 @@ def table(run):
                 rows.append(json.load(f))
     rows.sort(key=lambda r: (int(r.get("point", 0)),
                              r.get("config") != "default"))
-    head = read(os.path.join(run, "header")).rstrip()
+    head = judge.read(os.path.join(run, "header")).rstrip()
     lines = [head, ""] if head else []
     # Build-only configurations (ci/variants) get a column each.
     variants = sorted({k[6:] for r in rows for k in r if k.startswith("build-")})
@@ -257,6 +140,9 @@ def table(run):
     for r in rows:
         lines.append(fmt.format(*row(r, variants, gates)))
     for r in rows:
+        for why in r.get("infra", []):
+            lines.append(f"  {r['point']}: infrastructure error, the kernel "
+                         f"not judged: {why}")
         for why in r["failures"][:10]:
             lines.append(f"  {r['point']}: failed {why}")
         for name in r.get("known", []):
@@ -264,26 +150,91 @@ def table(run):
                          f"(ci/known-failures), not counted: {name}")
         for s in r["splat_lines"][:5]:
             lines.append(f"  {r['point']}: splat: {s.strip()}")
-    green = bool(rows) and all(r["green"] for r in rows)
+        for s in r.get("allowed_splats", [])[:5]:
+            lines.append(f"  {r['point']}: splat of ci/splats' allow list, "
+                         f"not counted: {s.strip()}")
+    verdicts = [row_verdict(r) for r in rows]
     lines.append("")
-    lines.append(f"{sum(r['green'] for r in rows)} passed, "
-                 f"{sum(not r['green'] for r in rows)} failed")
+    count = (f"{verdicts.count(PASS)} passed, "
+             f"{verdicts.count(FAIL) + verdicts.count(CRASH)} failed")
+    if INFRA in verdicts:
+        count += f", {verdicts.count(INFRA)} not judged (infrastructure)"
+    lines.append(count)
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(run, "summary.md"), "w") as f:
         f.write("```\n" + text + "\n```\n")
     with open(os.path.join(run, "summary.json"), "w") as f:
         json.dump(rows, f, indent=1)
-    return 0 if green else 1
+    if not rows:
+        return EXIT[FAIL]
+    if FAIL in verdicts or CRASH in verdicts:
+        return EXIT[FAIL]
+    return EXIT[INFRA] if INFRA in verdicts else EXIT[PASS]
+
+
+def check(d, what):
+    v, detail = judge.check(judge.judge_point(d), what)
+    print(f"{v}: {detail}" if detail else v)
+    return EXIT[v]
+
+
+def boot(bdir):
+    outcome, detail = judge.boot_outcome(bdir, judge.Rules())
+    print(outcome)
+    if detail:
+        print(f"boot: {outcome}: {detail}", file=sys.stderr)
+    return EXIT[judge.BOOT_VERDICT[outcome]]
+
+
+def caught(d, what, expect, alone):
+    ok, detail = judge.caught(judge.judge_point(d), what, expect, alone)
+    if ok is None:
+        print(f"infrastructure error: {detail}")
+        return EXIT[INFRA]
+    print(("caught: " if ok else "not caught for the right reason: ")
+          + detail)
+    return EXIT[PASS] if ok else EXIT[FAIL]
+
+
+def splat_re(kind):
+    rx = judge.splat_regex(judge.load_splat_rules(), (kind,))
+    if rx is None:
+        return EXIT[FAIL]
+    print(rx)
+    return EXIT[PASS]
+
+
+COMMANDS = {"point": (point, 1), "table": (table, 1), "check": (check, 2),
+            "boot": (boot, 1), "caught": (caught, 3), "splat-re": (splat_re, 1)}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] not in COMMANDS:
+        print(__doc__, file=sys.stderr)
+        return USAGE
+    fn, n = COMMANDS[argv[0]]
+    args = argv[1:]
+    if argv[0] in ("point", "check", "caught") and not os.path.isdir(args[0]):
+        # A fault's run that stopped before its row is no catch.
+        if argv[0] == "caught":
+            print(f"not caught for the right reason: no row {args[0]} (the "
+                  f"run stopped before it)")
+            return EXIT[FAIL]
+        print(f"no point folder {args[0]}", file=sys.stderr)
+        return USAGE
+    if argv[0] == "caught":
+        alone = args[3:] == ["alone"]
+        if len(args) not in (3, 4) or (len(args) == 4 and not alone) or \
+                args[2] not in (FAIL, CRASH, "red"):
+            print(__doc__, file=sys.stderr)
+            return USAGE
+        return caught(*args[:3], alone)
+    if len(args) != n:
+        print(__doc__, file=sys.stderr)
+        return USAGE
+    return fn(*args)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("point", "table"):
-        sys.exit(__doc__)
-    if sys.argv[1] == "point":
-        r = point(sys.argv[2])
-        print(json.dumps({k: r.get(k) for k in
-                          ("plan", "ran", "passed", "failed", "skipped",
-                           "splats", "green")}))
-    else:
-        sys.exit(table(sys.argv[2]))
+    sys.exit(main(sys.argv[1:]))
