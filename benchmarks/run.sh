@@ -176,7 +176,8 @@ name_of() {
 # zswap.c's lockdep keys (static __key.N, from the symbols of vmlinux,
 # where each file's locals follow its FILE symbol): spin_lock_init() in
 # xa_init_flags() has one such key per file, so zswap's tree lock is the
-# "&xa->xa_lock" class with one of these keys (/proc/lockdep).
+# "&xa->xa_lock" class with one of these keys (/proc/lockdep); and those
+# of swap_cgroup.c, where the kernel has it, for its "&ctrl->lock".
 max=0 todo=0
 for k in "${pts[@]}"; do
 	if [ "$k" -gt "$max" ]; then max=$k; fi
@@ -200,8 +201,11 @@ if [ $todo -eq 1 ]; then
 				die "point $k does not build: $log"
 			mkdir -p "$kd"
 			if [ "$f" = lockstat ]; then
-				readelf -sW "$bdir/vmlinux" | awk '$4 == "FILE" { f = $8; next }
-					f == "zswap.c" && $8 ~ /^__key/ { print $2, $8 }' >"$kd/zswap-keys"
+				readelf -sW "$bdir/vmlinux" | awk -v d="$kd" '
+					$4 == "FILE" { f = $8; next }
+					$8 !~ /^__key/ { next }
+					f == "zswap.c" { print $2, $8 >d "/zswap-keys" }
+					f == "swap_cgroup.c" { print $2, $8 >d "/swapcg-keys" }'
 				[ -s "$kd/zswap-keys" ] || die "no __key of zswap.c in $bdir/vmlinux"
 			fi
 			cp "$bdir/arch/x86/boot/bzImage" "$kd/bzImage.tmp"
@@ -298,6 +302,7 @@ boot_once() {
 	if [ "$mode" = lockstat ]; then
 		kd=$(kernel "$k" lockstat) accel=$wall app+=" no_hash_pointers"
 		cp "$kd/zswap-keys" "$d/"
+		if [ -f "$kd/swapcg-keys" ]; then cp "$kd/swapcg-keys" "$d/"; fi
 	fi
 	echo "$kd" >"$d/kernel"
 	opts=(--accel "$accel" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400)

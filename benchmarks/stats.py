@@ -251,20 +251,38 @@ def header(what, meta, points):
 LS_NAME = re.compile(r"#(\d)\d+$")
 
 
-def lock_counts(run):
-    """zswap's tree lock in the lockstat boots: {(workload, phase): {k:
-    {round: (acquisitions, contentions)}}}, and notes. The class is the
-    "&xa->xa_lock" one whose key (/proc/lockdep) is a __key of zswap.c."""
+# The locks counted: the file of a class's lockdep keys (written next to
+# a lockstat kernel by run.sh), the start of its class name, its title.
+LOCKS = [("zswap-keys", "&xa->xa_lock", "zswap tree lock",
+          "zswap's tree lock (the XArray lock of its trees)",
+          "the key of spin_lock_init() in xa_init_flags(), one per file",
+          "zswap.c"),
+         ("swapcg-keys", "&ctrl->lock", "swap_cgroup lock",
+          "swap_cgroup's per-device lock (ctrl->lock), in kernels that "
+          "have one", "the key of its spin_lock_init() in "
+          "swap_cgroup_swapon()", "swap_cgroup.c")]
+
+
+def lock_counts(run, keyfile="zswap-keys", prefix="&xa->xa_lock"):
+    """One lock in the lockstat boots: {(workload, phase): {k: {round:
+    (acquisitions, contentions)}}}, and notes. The class is the one named
+    PREFIX... whose key (/proc/lockdep) is in KEYFILE, the lockdep keys
+    of the lock's source file. A point without the file or the class (a
+    kernel without that lock, or one that never took it) counts 0."""
     counts, notes = {}, set()
     bdir = os.path.join(run, "boots")
     for d in sorted(os.listdir(bdir)):
         m = BOOT.match(d)
         path, kpath = (os.path.join(bdir, d, f) for f in ("ktap.txt",
-                                                         "zswap-keys"))
-        if not m or m["mode"] != "lockstat" or not os.path.exists(kpath):
+                                                         keyfile))
+        if not m or m["mode"] != "lockstat" or \
+                not os.path.exists(os.path.join(bdir, d, "zswap-keys")):
             continue
-        with open(kpath) as f:
-            keys = {int(line.split()[0], 16) for line in f if line.strip()}
+        keys = set()
+        if os.path.exists(kpath):
+            with open(kpath) as f:
+                keys = {int(line.split()[0], 16) for line in f
+                        if line.strip()}
         classes, locks, phases = {}, {}, []
         for line in open(path, errors="replace"):
             w = line.split()
@@ -278,34 +296,36 @@ def lock_counts(run):
         if not phases:  # the guest did not run (collect() says so)
             continue
         mine = {n for a, n in classes.items()
-                if a in keys and n.startswith("&xa->xa_lock")}
+                if a in keys and n.startswith(prefix)}
         shown = LS_NAME.sub(r"#\1", min(mine)) if mine else None
         same = {n for n in classes.values() if LS_NAME.sub(r"#\1", n) == shown}
         if len(mine) > 1 or len(same) > 1:
-            notes.add("%s: zswap's tree lock cannot be told apart: %s"
+            notes.add("%s: the lock cannot be told apart: %s"
                       % (d, ", ".join(sorted(mine | same))))
             continue
         notes.add("point %s: %s" % (m["k"], min(mine) if mine else
-                                    "no class with zswap's key: never taken"))
+                                    "no class with its key: never taken"
+                                    if keys else "no such lock"))
         for wl, ph in phases:
             counts.setdefault((wl, ph), {}).setdefault(int(m["k"]), {})[
                 int(m["round"])] = locks.get((wl, ph, shown), (0, 0))
     return counts, sorted(notes)
 
 
-def lock_lines(counts, notes, ks, meta):
+def lock_lines(counts, notes, ks, meta, lock=LOCKS[0]):
+    _, prefix, title, what, key, src = lock
+
     def cell(vals):
         lo, hi = min(vals), max(vals)
         return "%d" % lo if lo == hi else "%d-%d" % (lo, hi)
-    L = ["## zswap tree lock (lockstat mode)", "",
-         "How often each phase took zswap's tree lock (the XArray lock of "
-         "its trees) and how often it found it held, from /proc/lock_stat "
-         "(cleared at the start of the phase, read at its end) in the "
-         "lockstat boots (%s). The class is the `&xa->xa_lock` one whose "
-         "lockdep key (/proc/lockdep) is a `__key` of zswap.c in the "
-         "kernel's vmlinux (the key of spin_lock_init() in "
-         "xa_init_flags(), one per file): %s. A range is min-max over the "
-         "boots." % (meta.get("lockstat", "?"), "; ".join(notes)), ""]
+    L = ["## %s (lockstat mode)" % title, "",
+         "How often each phase took %s and how often it found it held, "
+         "from /proc/lock_stat (cleared at the start of the phase, read at "
+         "its end) in the lockstat boots (%s). The class is the `%s` one "
+         "whose lockdep key (/proc/lockdep) is a `__key` of %s in the "
+         "kernel's vmlinux (%s): %s. A range is min-max over the boots."
+         % (what, meta.get("lockstat", "?"), prefix, src, key,
+            "; ".join(notes)), ""]
     hdr = ["workload", "phase"]
     for k in ks:
         hdr += ["point %d acquisitions" % k, "point %d contentions" % k]
@@ -333,7 +353,7 @@ def report(run, claims_path, out):
     data = group(rows)
     modes = [m for m in meta.get("modes", "icount").split(",")
              if m != "lockstat" and any(k[0] == m for k in data)]
-    locks, lnotes = lock_counts(run)
+    locks = [(lk,) + lock_counts(run, lk[0], lk[1]) for lk in LOCKS]
     names = dict(points)
     ks = [k for k, _ in points]
     # Workloads in the order they ran, from the mode that ran the most.
@@ -406,8 +426,11 @@ def report(run, claims_path, out):
                     plot.append((k, m, wl, ph, (r, lo, hi)))
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
-    if locks:
-        L += lock_lines(locks, lnotes, ks, meta)
+    # swap_cgroup's lock: only where some point's kernel has one.
+    locks = [(lk, c, n) for lk, c, n in locks if c and (
+        lk is LOCKS[0] or any("no such lock" not in x for x in n))]
+    for lk, counts, lnotes in locks:
+        L += lock_lines(counts, lnotes, ks, meta, lk)
     L.append("## Means per point (ms of guest time, mean ± sd)")
     L.append("")
     for m in modes:
@@ -430,11 +453,16 @@ def report(run, claims_path, out):
     with open(out + ".md", "w") as f:
         f.write("\n".join(L))
     # value: usec; lockstat rows also <phase>:acquisitions, :contentions
-    for (wl, ph), per in locks.items():
-        for k, runs in per.items():
-            for rnd, (a, c) in runs.items():
-                rows += [("lockstat", rnd, k, wl, ph + ":acquisitions", a),
-                         ("lockstat", rnd, k, wl, ph + ":contentions", c)]
+    # for zswap's tree lock, <phase>:swapcg-acquisitions, ... for the other
+    for lk, counts, _ in locks:
+        p = "" if lk is LOCKS[0] else "swapcg-"
+        for (wl, ph), per in counts.items():
+            for k, runs in per.items():
+                for rnd, (a, c) in runs.items():
+                    rows += [("lockstat", rnd, k, wl,
+                              ph + ":" + p + "acquisitions", a),
+                             ("lockstat", rnd, k, wl,
+                              ph + ":" + p + "contentions", c)]
     with open(out + ".tsv", "w") as f:
         f.write("mode\tround\tpoint\tworkload\tphase\tvalue\n")
         for r in rows:

@@ -166,8 +166,9 @@ static void vmstat(uint64_t *v)
 }
 
 /* Lock statistics of the XArray lock classes ("&xa->xa_lock", "#N" for
- * each class of that name, one per file that initialises XArrays), per
- * phase: cleared at its start, read at its end, both outside its time. */
+ * each class of that name, one per file that initialises XArrays) and of
+ * swap_cgroup's per-device lock ("&ctrl->lock", where the kernel has it),
+ * per phase: cleared at its start, read at its end, both outside its time. */
 static void lockstat_clear(void)
 {
 	int fd = open("/proc/lock_stat", O_WRONLY);
@@ -187,7 +188,8 @@ static void lockstat_print(const char *phase)
 	/* class: con-bounces contentions 4 wait times acq-bounces acquisitions */
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, " %63[^: ]: %*u %lu %*s %*s %*s %*s %*u %lu",
-			   cls, &con, &acq) == 3 && strstr(cls, "xa_lock"))
+			   cls, &con, &acq) == 3 && (strstr(cls, "xa_lock") ||
+			   !strncmp(cls, "&ctrl->lock", 11)))
 			printf("LOCK %s %s %s %lu %lu\n", name, phase, cls, con,
 			       acq);
 	if (f)

@@ -53,13 +53,15 @@ warmup() {
 
 # bench NAME SWAPBENCH-ARGS...: run one workload; a failure fails the group.
 # With lock statistics (configs/lockstat.config), swapbench prints the
-# XArray lock classes' counts per phase (LOCK lines), and here each such
-# class's key and name (LOCKDEP NAME KEY CLASS, from /proc/lockdep): the
-# host tells zswap's tree lock from the others by its key.
+# XArray lock classes' and swap_cgroup's lock's counts per phase (LOCK
+# lines), and here each such class's key and name (LOCKDEP NAME KEY CLASS,
+# from /proc/lockdep): the host tells zswap's tree lock from the others,
+# and swap_cgroup's lock from other "ctrl" locks, by its key.
 bench() {
 	/tests/swapbench -w "$@" -m "$MIB" || rc=1
 	if [ -r /proc/lockdep ]; then
-		sed -n "s/^\([0-9a-f]*\): \(.*xa_lock.*\)/LOCKDEP $1 \1 \2/p" /proc/lockdep
+		sed -n -e "s/^\([0-9a-f]*\): \(.*xa_lock.*\)/LOCKDEP $1 \1 \2/p" \
+			-e "s/^\([0-9a-f]*\): \(.*&ctrl->lock.*\)/LOCKDEP $1 \1 \2/p" /proc/lockdep
 	fi
 }
 rc=0
