@@ -7,7 +7,7 @@
 #   ci/run-series.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE]
 #                    [--results DIR] [--debug last|all|none] [--from K] [--to K]
 #                    [--variants all|last|none] [--gates all|last|none]
-#                    [--only TEST,...]
+#                    [--distro all|last|none] [--only TEST,...]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
 # experimental or sid suite), the series that goes with the base, results
@@ -18,6 +18,10 @@
 # points to also build the configurations of ci/variants (default all).
 # --gates: at which points to run the static-analysis gates of ci/gates.sh
 # (sparse, W=1, coccinelle on the files the patch touches; default all).
+# --distro: at which points to compile what the series touches with
+# Debian's own configuration for the kernel (ci/build-distro.sh, the
+# "debian" column; default all, on 6.12.y and 6.1.y trees, for which
+# Debian 12 ships linux-config-6.12 and -6.1).
 # --only: run only these tests, in the main boot only.
 #
 # Exit status (ci/verdict.py table): 0 every row green; 1 a row red (a
@@ -29,6 +33,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
+distro=all
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -38,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--from) from=$2 ;;
 	--variants) variants=$2 ;;
 	--gates) gates=$2 ;;
+	--distro) distro=$2 ;;
 	--to) to=$2 ;;
 	--only) only=$2 ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
@@ -48,6 +54,7 @@ done
 case $debug in last|all|none) ;; *) die "--debug last|all|none" ;; esac
 case $variants in last|all|none) ;; *) die "--variants last|all|none" ;; esac
 case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
+case $distro in last|all|none) ;; *) die "--distro last|all|none" ;; esac
 if [ "$gates" != none ]; then
 	# The gates' tools, as ZS_GATES picks them (ci/gates.sh); coccinelle
 	# needs OCaml for the scripts written in it.
@@ -66,6 +73,19 @@ tree=$ZS_TREE
 series=$(realpath "$series")
 load_series "$series"
 qpatches=$patch_dir
+
+# Debian's configuration for this kernel, where Debian 12 ships one.
+distro_cfg=""
+if [ "$distro" != none ]; then
+	case $ZS_KVER in
+	6.12.*|6.1.*)
+		xy=$(cut -d. -f1,2 <<<"$ZS_KVER")
+		"$CI_DIR/deps.sh" "linux-config-$xy" || die "cannot install linux-config-$xy"
+		distro_cfg=/usr/src/linux-config-$xy/config.amd64_none_amd64.xz
+		;;
+	*) say "distro: Debian 12 has no configuration for $ZS_KVER: no debian column" ;;
+	esac
+fi
 
 # selftests/since: a test that checks what a patch of this series brings is
 # left out (reported as a skip) before that patch. When no patch of the
@@ -334,6 +354,16 @@ for k in $(seq 0 ${#patches[@]}); do
 	if [ "$variants" = all ] || { [ "$variants" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
 		d=$results/$(printf '%02d' "$k")-default
 		build_variants "$d" "$name"
+		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
+	fi
+	if [ -n "$distro_cfg" ] && { [ "$distro" = all ] || [ "$k" -eq ${#patches[@]} ]; }; then
+		d=$results/$(printf '%02d' "$k")-default
+		say "[$k/${#patches[@]}] $name: build with Debian's configuration ($(basename "$(dirname "$distro_cfg")"))"
+		rc=ok
+		"$CI_DIR/build-distro.sh" "$tree" "$CACHE_DIR/build/$tag-debian" \
+			"$distro_cfg" "${patches[@]}" >"$d/build-debian.log" 2>&1 || rc=fail
+		[ $rc = ok ] || tail -n 15 "$d/build-debian.log" >&2
+		echo "build-debian $rc" >>"$d/steps"
 		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 	fi
 	if [ "$debug" = all ] || { [ "$debug" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
