@@ -186,10 +186,9 @@ done
 : >"$out/points"
 if [ $todo -eq 1 ]; then
 	for k in $(seq 0 "$max"); do
-		if [ "$k" -gt 0 ] && ! "$CI_DIR/apply.sh" "$tree" \
-			"${patches[$((k - 1))]}" >"$out/apply-$k.log" 2>&1; then
+		: >"$out/apply-$k.log"
+		to_point "$k" "$out/apply-$k.log" ||
 			die "patch $k does not apply: $out/apply-$k.log"
-		fi
 		[[ ",$points," == *",$k,"* ]] || continue
 		for f in "${flavs[@]}"; do
 			kd=$(kernel "$k" "$f")

@@ -87,17 +87,12 @@ bdir=$CACHE_DIR/build/$tag-default
 # laid out as a point of the main job (steps, the main boot in the folder,
 # the boot of profile P in P/), and the judge's words to its verdict file.
 point_ok() {
-	local k=$1 d i rc=0 bootdir
+	local k=$1 d rc=0 bootdir
 	d=$results/point-$k
 	rm -rf "$d"
 	mkdir -p "$d"
-	git -C "$tree" am --abort >/dev/null 2>&1 || true
-	git -C "$tree" reset -q --hard zs-base
-	git -C "$tree" clean -q -f -d -x
-	for ((i = 0; i < k; i++)); do
-		"$CI_DIR/apply.sh" "$tree" "${patches[$i]}" >>"$d/apply.log" 2>&1 ||
-			die "point $k: $(basename "${patches[$i]}") does not apply (see $d/apply.log)"
-	done
+	to_point "$k" "$d/apply.log" ||
+		die "point $k: $(sed -n 's/^APPLY FAILED: //p' "$d/apply.log") (see $d/apply.log)"
 	say "bisect: point $k ($(point_name "$k")): build"
 	if "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >"$d/steps"

@@ -91,3 +91,38 @@ use_tree() {
 	ZS_TAG=$(basename "$repo")
 	[ "$slot" -eq 0 ] || ZS_TAG+=-slot$slot
 }
+
+# to_point K LOG: bring $tree to point K of the series in $patches, the base
+# and patches 1..K, applied with ci/apply.sh (its output appended to LOG);
+# fails as apply.sh does, the tree left at the last patch that applied.
+# When the tree holds patches 1..J of this series and nothing else (J <=
+# K), only J+1..K are applied; otherwise it goes back to zs-base first. The
+# one place that applies a series, for run-series.sh, bisect.sh and
+# benchmarks/run.sh.
+# shellcheck disable=SC2154 # tree: set by the script that sources this
+to_point() {
+	local k=$1 log=$2 j i
+	j=$(git -C "$tree" rev-list --count zs-base..HEAD)
+	if [ "$j" -gt "$k" ] || [ -n "$(git -C "$tree" status --porcelain)" ] ||
+		! holds_first "$j"; then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		git -C "$tree" reset -q --hard zs-base
+		git -C "$tree" clean -q -f -d -x
+		j=0
+	fi
+	for ((i = j; i < k; i++)); do
+		"$CI_DIR/apply.sh" "$tree" "${patches[$i]}" >>"$log" 2>&1 || return 1
+	done
+}
+
+# holds_first J: the commits on zs-base in $tree are patches 1..J of the
+# series, by their subjects.
+# shellcheck disable=SC2154
+holds_first() {
+	local p
+	[ "$1" -gt 0 ] || return 0
+	diff -q <(git -C "$tree" log --format=%s --reverse zs-base..HEAD) \
+		<(for p in "${patches[@]:0:$1}"; do
+			git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
+		done) >/dev/null
+}

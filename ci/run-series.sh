@@ -326,7 +326,8 @@ for k in $(seq 0 ${#patches[@]}); do
 			continue
 		fi
 		say "[$k/${#patches[@]}] $name: apply"
-		if ! "$CI_DIR/apply.sh" "$tree" "$p" >"$d/apply.log" 2>&1; then
+		: >"$d/apply.log"
+		if ! to_point "$k" "$d/apply.log"; then
 			failed_apply=$name
 			grep 'APPLY FAILED' "$d/apply.log" >&2 || cat "$d/apply.log" >&2
 			say "the series no longer applies to $ZS_BASE_DESC from $name on"
