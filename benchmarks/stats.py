@@ -258,8 +258,9 @@ LOCKS = [("zswap-keys", "&xa->xa_lock", "zswap tree lock",
           "the key of spin_lock_init() in xa_init_flags(), one per file",
           "zswap.c"),
          ("swapcg-keys", "&ctrl->lock", "swap_cgroup lock",
-          "swap_cgroup's per-device lock (ctrl->lock), in kernels that "
-          "have one", "the key of its spin_lock_init() in "
+          "swap_cgroup's per-device lock (ctrl->lock; the kernels after "
+          "the patch that removes it have none)", "the key of its "
+          "spin_lock_init() in "
           "swap_cgroup_swapon()", "swap_cgroup.c")]
 
 
