@@ -7,7 +7,8 @@
 #   ci/run-series.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE]
 #                    [--results DIR] [--debug last|all|none] [--from K] [--to K]
 #                    [--variants all|last|none] [--gates all|last|none]
-#                    [--distro all|last|none] [--only TEST,...]
+#                    [--distro all|last|none] [--kcsan last|all|none]
+#                    [--only TEST,...]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
 # experimental or sid suite), the series that goes with the base, results
@@ -22,6 +23,9 @@
 # Debian's own configuration for the kernel (ci/build-distro.sh, the
 # "debian" column; default all, on 6.12.y and 6.1.y trees, for which
 # Debian 12 ships linux-config-6.12 and -6.1).
+# --kcsan: at which points to also build configs/kcsan.config (the
+# concurrency sanitizer; not with KASAN, so a row of its own, "kcsan") and
+# boot it with the concurrency tests only (default none).
 # --only: run only these tests, in the main boot only.
 #
 # Exit status (ci/verdict.py table): 0 every row green; 1 a row red (a
@@ -33,7 +37,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
-distro=all
+distro=all kcsan=none
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -44,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--variants) variants=$2 ;;
 	--gates) gates=$2 ;;
 	--distro) distro=$2 ;;
+	--kcsan) kcsan=$2 ;;
 	--to) to=$2 ;;
 	--only) only=$2 ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
@@ -55,6 +60,7 @@ case $debug in last|all|none) ;; *) die "--debug last|all|none" ;; esac
 case $variants in last|all|none) ;; *) die "--variants last|all|none" ;; esac
 case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
 case $distro in last|all|none) ;; *) die "--distro last|all|none" ;; esac
+case $kcsan in last|all|none) ;; *) die "--kcsan last|all|none" ;; esac
 if [ "$gates" != none ]; then
 	# The gates' tools, as ZS_GATES picks them (ci/gates.sh); coccinelle
 	# needs OCaml for the scripts written in it.
@@ -159,6 +165,9 @@ initrd=$results/image/initramfs.cpio.gz
 
 frags_default=("${default_frags[@]}")
 frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
+# What the KCSAN row runs: the KUnit tests (at boot), and the tests that
+# run the series' code on both vCPUs at once.
+kcsan_tests=kunit_results,swapcg_concurrent,zswap_stress,test_zswap
 
 # write_meta DIR K NAME CONFIG SECONDS: what verdict.py shows of a row.
 write_meta() {
@@ -257,6 +266,8 @@ run_point() {
 	[ -n "${steps_pre:-}" ] && printf '%s' "$steps_pre" >"$d/steps"
 	if [ "$config" = debug ]; then
 		frags=("${frags_debug[@]}") limit=2400
+	elif [ "$config" = kcsan ]; then
+		frags=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config") limit=2400
 	else
 		frags=("${frags_default[@]}") limit=1500
 	fi
@@ -283,7 +294,10 @@ run_point() {
 		local extra="" ny
 		ny=$(notyet "$k")
 		[ -z "$ny" ] || extra="zs.notyet=$ny"
-		if [ -n "$only" ]; then
+		if [ "$config" = kcsan ]; then
+			# The tests that run code of the series on both vCPUs at once.
+			boot_profile "$d" boot "$d" "$limit" "zs.only=$kcsan_tests $extra"
+		elif [ -n "$only" ]; then
 			boot_profile "$d" boot "$d" "$limit" "zs.only=$only $extra"
 		else
 			boot_profile "$d" boot "$d" "$limit" "$extra"
@@ -292,7 +306,7 @@ run_point() {
 		# (not with --only, which picks tests of the main boot).
 		local pname popts
 		while read -r pname popts; do
-			[ -z "$only" ] || break
+			if [ -n "$only" ] || [ "$config" = kcsan ]; then break; fi
 			grep -qx "tests-$pname.list" "$results/image/lists" || continue
 			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
 			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
@@ -366,6 +380,11 @@ for k in $(seq 0 ${#patches[@]}); do
 		[ $rc = ok ] || tail -n 15 "$d/build-debian.log" >&2
 		echo "build-debian $rc" >>"$d/steps"
 		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
+	fi
+	if [ "$kcsan" = all ] || { [ "$kcsan" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
+		steps_pre=""
+		[ "$k" -gt 0 ] && steps_pre=$'apply ok\n'
+		run_point "$k" "$name" kcsan
 	fi
 	if [ "$debug" = all ] || { [ "$debug" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
 		steps_pre=""
