@@ -59,9 +59,9 @@ load_series() {
 	done
 }
 
-# use_tree BASE: prepare BASE with ci/tree.sh and hold a working tree of it
-# until this script exits, so that no other job applies patches there
-# meanwhile: the cached tree itself when no job holds it, else a worktree
+# use_tree BASE: prepare BASE with ci/tree.sh and hold a working tree of it,
+# reset to zs-base, until this script exits, so that no other job applies
+# patches there meanwhile: the cached tree itself when no job holds it, else a worktree
 # of it of its own (slot 1, 2, ...). Sets the variables of tree.sh, with
 # ZS_TREE the tree held, and ZS_TAG, the name of the build folders that go
 # with it (a slot's differ from the cached tree's, as a build folder
@@ -87,6 +87,11 @@ use_tree() {
 		git -C "$repo" worktree prune
 		git -C "$repo" worktree add -q --detach "$dir" zs-base
 	fi
+	# At its base: no half-applied mailbox, no patches or stray files of
+	# the job that held it before.
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	git -C "$dir" reset -q --hard zs-base
+	git -C "$dir" clean -q -f -d -x
 	ZS_TREE=$dir
 	ZS_TAG=$(basename "$repo")
 	[ "$slot" -eq 0 ] || ZS_TAG+=-slot$slot
