@@ -646,21 +646,26 @@ static void *scg_thread(void *arg)
 	}
 }
 
-static int scg_worker_main(FIXTURE_DATA(swapcg) *self, unsigned int id)
+/* What cg_run_nowait() hands a worker, in its copy of the test's memory */
+struct scg_start {
+	FIXTURE_DATA(swapcg) *self;
+	unsigned int id;
+};
+
+/* A worker, started in its memcg by cg_run_nowait() */
+static int scg_worker_main(const char *cgroup, void *arg)
 {
+	FIXTURE_DATA(swapcg) *self = ((struct scg_start *)arg)->self;
+	unsigned int id = ((struct scg_start *)arg)->id;
 	struct scg_proc p = { .ctl = self->ctl, .cfg = self, .id = id };
 	struct scg_thr th[SCG_THREADS];
 	pthread_t tid;
 	unsigned int t;
 	size_t i;
 
+	(void)cgroup;
 	/* Never outlive the test, whatever happens to it. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (zsw_memcg_enter(&self->cg[id])) {
-		zsw_log("%s", self->cg[id].why);
-		scg_fail(&p, EIO, "entering the memcg");
-		return 1;
-	}
 	p.buf = zsw_map(self->npages * zsw_page_size());
 	p.gen = calloc(self->npages, sizeof(*p.gen));
 	if (!p.buf || !p.gen) {
@@ -730,6 +735,7 @@ FIXTURE_TEARDOWN(swapcg)
 		kill(self->pids[i], SIGKILL);
 		waitpid(self->pids[i], NULL, 0);
 	}
+	/* cg_destroy() also kills what a worker may have left behind. */
 	for (i = 0; i < self->ngroups; i++)
 		zsw_memcg_destroy(&self->cg[i]);
 	if (self->ctl)
@@ -835,7 +841,7 @@ static void scg_checkpoint(struct __test_metadata *_metadata,
 		TH_LOG("%s: could not flush the per-CPU slot caches", what);
 	for (i = 0; i < self->ngroups; i++) {
 		swapped = self->ctl->w[i].swapped;
-		cur = zsw_memcg_read(&self->cg[i], "memory.swap.current");
+		cur = cg_read_long(self->cg[i].path, "memory.swap.current");
 		ASSERT_GE(swapped, 0);
 		ASSERT_GE(cur, 0)
 			TH_LOG("%s: cannot read %s/memory.swap.current", what,
@@ -865,11 +871,12 @@ TEST_F_TIMEOUT(swapcg, concurrent, SCG_MAX_SECONDS + 600)
 {
 	size_t nslots = self->ngroups * self->lockstep;
 	long online = sysconf(_SC_NPROCESSORS_ONLN), pairs, split, cur;
+	struct scg_start start = { .self = self };
 	unsigned int i, c, leaked = 0;
 	struct scg_ctl *ctl;
 	double slice;
 	char name[64];
-	int status;
+	int status, ret;
 
 	if (!zsw_require(_metadata, SCG_NEEDS))
 		return;
@@ -895,17 +902,18 @@ TEST_F_TIMEOUT(swapcg, concurrent, SCG_MAX_SECONDS + 600)
 	for (i = 0; i < self->ngroups; i++) {
 		snprintf(name, sizeof(name), "swapcg_concurrent_%u", i);
 		/* No limit: only swap.current is looked at. */
-		ASSERT_EQ(0, zsw_memcg_create(&self->cg[i], name, 1UL << 40))
-			TH_LOG("%s", self->cg[i].why);
+		ret = zsw_memcg_create(&self->cg[i], name, 1UL << 40);
+		ASSERT_EQ(0, ret)
+			TH_LOG("creating memcg %s: %s", name, strerror(-ret));
 	}
 	TH_LOG("%u memcgs, %zu pages each, %zu in lockstep; %u s on %u CPUs, %u checkpoints",
 	       self->ngroups, self->npages, self->lockstep, self->seconds,
 	       ctl->ncpus, self->checkpoints);
 	for (i = 0; i < self->ngroups; i++) {
-		self->pids[i] = fork();
-		ASSERT_GE(self->pids[i], 0);
-		if (!self->pids[i])
-			_exit(scg_worker_main(self, i));
+		start.id = i;
+		self->pids[i] = cg_run_nowait(self->cg[i].path,
+					      scg_worker_main, &start);
+		ASSERT_LT(0, self->pids[i]);
 	}
 	/* Every thread acknowledges once its pages are filled. */
 	if (!scg_wait_acks(self, zsw_now() + SCG_GRACE))
@@ -962,7 +970,7 @@ TEST_F_TIMEOUT(swapcg, concurrent, SCG_MAX_SECONDS + 600)
 	/* Nothing swapped out is left: no memcg may keep a swap charge. */
 	ASSERT_EQ(0, zsw_flush_freed_slots());
 	for (i = 0; i < self->ngroups; i++) {
-		cur = zsw_memcg_read(&self->cg[i], "memory.swap.current");
+		cur = cg_read_long(self->cg[i].path, "memory.swap.current");
 		TH_LOG("memcg %u: swap.current %ld after its worker exited",
 		       i, cur);
 		if (cur)

@@ -25,23 +25,18 @@
 
 FIXTURE(noswap) {
 	struct zsw_memcg cg;
-	pid_t pid;
 	long pswpout;		/* /proc/vmstat at the start */
 };
 
 FIXTURE_SETUP(noswap)
 {
 	memset(&self->cg, 0, sizeof(self->cg));
-	self->pid = 0;
-	self->pswpout = zsw_read_key("/proc/vmstat", "pswpout");
+	self->pswpout = cg_read_key_long("/proc", "vmstat", "pswpout ");
 }
 
+/* cg_destroy() kills a child that a failed test left in the memcg. */
 FIXTURE_TEARDOWN(noswap)
 {
-	if (self->pid > 0) {
-		kill(self->pid, SIGKILL);
-		waitpid(self->pid, NULL, 0);
-	}
 	zsw_memcg_destroy(&self->cg);
 }
 
@@ -66,29 +61,17 @@ static bool noswap_require(struct __test_metadata *_metadata)
 static bool noswap_memcg(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(noswap) *self, unsigned long max_bytes)
 {
-	char path[sizeof(self->cg.path) + 32];
+	char buf[32];
+	int ret;
 
-	if (zsw_memcg_create(&self->cg, "swapcg_noswap", max_bytes)) {
-		TH_LOG("%s", self->cg.why);
+	ret = zsw_memcg_create(&self->cg, "swapcg_noswap", max_bytes);
+	if (ret) {
+		TH_LOG("creating the memcg: %s", strerror(-ret));
 		return false;
 	}
-	snprintf(path, sizeof(path), "%s/memory.swap.current", self->cg.path);
-	if (access(path, F_OK))
+	if (cg_read(self->cg.path, "memory.swap.current", buf, sizeof(buf)))
 		SKIP(return false, "no memory.swap.current: swap accounting is not built in");
 	return true;
-}
-
-static void noswap_read(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(buf, len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
 }
 
 /* Nothing went to swap since the test started, and there is none. */
@@ -96,17 +79,21 @@ static void noswap_nothing_swapped(struct __test_metadata *_metadata,
 				   FIXTURE_DATA(noswap) *self)
 {
 	EXPECT_EQ(0, zsw_swaps(NULL, 0));
-	EXPECT_EQ(0, zsw_memcg_read(&self->cg, "memory.swap.current"));
+	EXPECT_EQ(0, cg_read_long(self->cg.path, "memory.swap.current"));
 	if (self->pswpout >= 0)
-		EXPECT_EQ(self->pswpout, zsw_read_key("/proc/vmstat", "pswpout"));
+		EXPECT_EQ(self->pswpout,
+			  cg_read_key_long("/proc", "vmstat", "pswpout "));
 }
 
-/* @key of the memcg's @file must be 0 (or absent, if @optional) */
+/*
+ * @key of the memcg's @file must be 0 (or absent, if @optional). Keys end
+ * in a blank: cg_read_key_long() looks for the first match anywhere.
+ */
 static void noswap_expect_zero(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(noswap) *self, const char *file,
 			       const char *key, bool optional)
 {
-	long v = zsw_memcg_key(&self->cg, file, key);
+	long v = cg_read_key_long(self->cg.path, file, key);
 
 	if (v < 0 && optional)
 		return;
@@ -117,56 +104,53 @@ static void noswap_expect_zero(struct __test_metadata *_metadata,
 TEST_F(noswap, files)
 {
 	static const char * const stat_keys[] = {
-		"swapcached", "zswap", "zswapped",
+		"swapcached ", "zswap ", "zswapped ",
 	};
-	static const char * const event_keys[] = { "high", "max", "fail" };
-	char path[sizeof(self->cg.path) + 32], buf[64];
+	static const char * const event_keys[] = { "high ", "max ", "fail " };
 	unsigned int i;
+	char buf[64];
+	int ret;
 
 	if (!noswap_require(_metadata) || !noswap_memcg(_metadata, self, 1UL << 30))
 		return;
-	ASSERT_TRUE(self->cg.created);
+	ASSERT_NE(NULL, self->cg.path);
 
-	EXPECT_EQ(0, zsw_memcg_read(&self->cg, "memory.swap.current"));
-	snprintf(path, sizeof(path), "%s/memory.swap.max", self->cg.path);
-	noswap_read(path, buf, sizeof(buf));
-	EXPECT_STREQ("max", buf);
+	EXPECT_EQ(0, cg_read_long(self->cg.path, "memory.swap.current"));
+	EXPECT_EQ(0, cg_read_strcmp(self->cg.path, "memory.swap.max", "max\n"));
 	/* Limits can be set and read back, even with nothing to limit. */
-	ASSERT_EQ(0, zsw_memcg_write(&self->cg, self->cg.path,
-				     "memory.swap.max", "0"))
-		TH_LOG("%s", self->cg.why);
-	EXPECT_EQ(0, zsw_memcg_read(&self->cg, "memory.swap.max"));
-	ASSERT_EQ(0, zsw_memcg_write(&self->cg, self->cg.path,
-				     "memory.swap.max", "max"))
-		TH_LOG("%s", self->cg.why);
-	noswap_read(path, buf, sizeof(buf));
-	EXPECT_STREQ("max", buf);
-	snprintf(path, sizeof(path), "%s/memory.swap.peak", self->cg.path);
-	if (!access(path, F_OK))
-		EXPECT_EQ(0, zsw_read_long(path));
+	ret = cg_write(self->cg.path, "memory.swap.max", "0");
+	ASSERT_EQ(0, ret)
+		TH_LOG("writing 0 to memory.swap.max: %s", strerror(-ret));
+	EXPECT_EQ(0, cg_read_strcmp(self->cg.path, "memory.swap.max", "0\n"));
+	ret = cg_write(self->cg.path, "memory.swap.max", "max");
+	ASSERT_EQ(0, ret)
+		TH_LOG("writing max to memory.swap.max: %s", strerror(-ret));
+	EXPECT_EQ(0, cg_read_strcmp(self->cg.path, "memory.swap.max", "max\n"));
+	if (!cg_read(self->cg.path, "memory.swap.peak", buf, sizeof(buf)))
+		EXPECT_EQ(0, cg_read_long(self->cg.path, "memory.swap.peak"));
 	for (i = 0; i < ARRAY_SIZE(event_keys); i++)
 		noswap_expect_zero(_metadata, self, "memory.swap.events",
 				   event_keys[i], false);
 
 	/* memory.stat reads, and its swap lines say nothing is out. */
-	ASSERT_LE(0, zsw_memcg_key(&self->cg, "memory.stat", "anon"))
+	ASSERT_LE(0, cg_read_key_long(self->cg.path, "memory.stat", "anon "))
 		TH_LOG("cannot read %s/memory.stat", self->cg.path);
 	for (i = 0; i < ARRAY_SIZE(stat_keys); i++)
 		noswap_expect_zero(_metadata, self, "memory.stat", stat_keys[i],
 				   true);
-	EXPECT_EQ(0, zsw_read_key("/proc/meminfo", "SwapTotal:"));
+	EXPECT_EQ(0, cg_read_key_long("/proc", "meminfo", "SwapTotal:"));
 	noswap_nothing_swapped(_metadata, self);
 }
 
-/* A child in the memcg pages out its pages: they must stay. */
-static int noswap_pageout_child(FIXTURE_DATA(noswap) *self)
+/* A child in the memcg (cg_run()) pages out its pages: they must stay. */
+static int noswap_pageout_child(const char *cgroup, void *arg)
 {
 	unsigned long ps = zsw_page_size();
 	char *buf;
 	long n;
 
-	if (zsw_memcg_enter(&self->cg))
-		return 10;
+	(void)cgroup;
+	(void)arg;
 	buf = zsw_map(NOSWAP_PAGES * ps);
 	if (!buf)
 		return 11;
@@ -187,35 +171,32 @@ static int noswap_pageout_child(FIXTURE_DATA(noswap) *self)
 
 TEST_F(noswap, pageout)
 {
-	int status;
+	int ret;
 
 	if (!noswap_require(_metadata) || !noswap_memcg(_metadata, self, 1UL << 30))
 		return;
-	ASSERT_TRUE(self->cg.created);
-	self->pid = fork();
-	ASSERT_GE(self->pid, 0);
-	if (!self->pid)
-		_exit(noswap_pageout_child(self));
-	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
-	self->pid = 0;
-	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
-		TH_LOG("child status 0x%x (10 enter, 11 mmap, 12 madvise, 13 swapped, 14 data)",
-		       status);
+	ASSERT_NE(NULL, self->cg.path);
+	ret = cg_run(self->cg.path, noswap_pageout_child, NULL);
+	ASSERT_EQ(0, ret)
+		TH_LOG("child: %d (-1 killed, 1 enter, 11 mmap, 12 madvise, 13 swapped, 14 data)",
+		       ret);
 	/* Reclaim tried and failed to get a swap slot: say how often. */
 	TH_LOG("memory.swap.events fail %ld",
-	       zsw_memcg_key(&self->cg, "memory.swap.events", "fail"));
+	       cg_read_key_long(self->cg.path, "memory.swap.events", "fail "));
 	noswap_nothing_swapped(_metadata, self);
 }
 
-/* Touch @bytes of anonymous memory; only the OOM killer stops this. */
-static int noswap_hog(FIXTURE_DATA(noswap) *self, size_t bytes)
+/*
+ * Touch *@arg bytes of anonymous memory in the memcg (cg_run_nowait());
+ * only the OOM killer stops this.
+ */
+static int noswap_hog(const char *cgroup, void *arg)
 {
 	unsigned long ps = zsw_page_size();
-	size_t i;
+	size_t i, bytes = *(size_t *)arg;
 	char *buf;
 
-	if (zsw_memcg_enter(&self->cg))
-		return 10;
+	(void)cgroup;
 	buf = zsw_map(bytes);
 	if (!buf)
 		return 11;
@@ -229,23 +210,23 @@ TEST_F_TIMEOUT(noswap, oom, 300)
 	size_t bytes = zsw_env_ulong("SWAPCG_NOSWAP_MB", 128) << 20;
 	long ooms, kills, cur;
 	int status;
+	pid_t pid;
 
 	if (!noswap_require(_metadata) ||
 	    !noswap_memcg(_metadata, self, bytes / 4))
 		return;
-	ASSERT_TRUE(self->cg.created);
-	ASSERT_EQ(0, zsw_memcg_key(&self->cg, "memory.events", "oom_kill"));
+	ASSERT_NE(NULL, self->cg.path);
+	ASSERT_EQ(0, cg_read_key_long(self->cg.path, "memory.events",
+				      "oom_kill "));
 
-	self->pid = fork();
-	ASSERT_GE(self->pid, 0);
-	if (!self->pid)
-		_exit(noswap_hog(self, bytes));
-	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
-	self->pid = 0;
+	/* Not cg_run(): how the child ended is part of the test. */
+	pid = cg_run_nowait(self->cg.path, noswap_hog, &bytes);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 
-	ooms = zsw_memcg_key(&self->cg, "memory.events", "oom");
-	kills = zsw_memcg_key(&self->cg, "memory.events", "oom_kill");
-	cur = zsw_memcg_read(&self->cg, "memory.current");
+	ooms = cg_read_key_long(self->cg.path, "memory.events", "oom ");
+	kills = cg_read_key_long(self->cg.path, "memory.events", "oom_kill ");
+	cur = cg_read_long(self->cg.path, "memory.current");
 	TH_LOG("child status 0x%x; memory.events oom %ld, oom_kill %ld; memory.current %ld after",
 	       status, ooms, kills, cur);
 	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)

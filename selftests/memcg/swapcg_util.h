@@ -204,7 +204,7 @@ static inline long scg_split_pairs(struct scg_slot *slots, size_t n,
 }
 
 /* Record where page @i of @npages at @buf went, as owned by @owner. */
-static inline int scg_slots_of(const void *buf, size_t npages, int owner,
+static inline int scg_slots_of(char *buf, size_t npages, int owner,
 			       struct scg_slot *slots)
 {
 	uint64_t *ents;
@@ -214,11 +214,11 @@ static inline int scg_slots_of(const void *buf, size_t npages, int owner,
 	ents = malloc(npages * sizeof(*ents));
 	if (!ents)
 		return -ENOMEM;
-	ret = zsw_pagemap(buf, npages, ents);
+	ret = zsw_pagemap_entries(buf, npages, ents);
 	for (i = 0; !ret && i < npages; i++) {
-		slots[i].owner = zsw_pm_swapped(ents[i]) ? owner : -1;
-		slots[i].type = zsw_pm_type(ents[i]);
-		slots[i].off = zsw_pm_offset(ents[i]);
+		slots[i].owner = ents[i] & PM_SWAP ? owner : -1;
+		slots[i].type = PM_SWAP_TYPE(ents[i]);
+		slots[i].off = PM_SWAP_OFFSET(ents[i]);
 	}
 	free(ents);
 	return ret;

@@ -161,35 +161,18 @@ static const char *v1_root(FIXTURE_DATA(v1move) *self)
 	return why;
 }
 
-static int v1_mkdir(FIXTURE_DATA(v1move) *self, struct zsw_memcg *cg,
-		    const char *name)
-{
-	snprintf(cg->root, sizeof(cg->root), "%s", self->root);
-	/* A group an earlier variant could not remove must not be in the way. */
-	snprintf(cg->path, sizeof(cg->path), "%s/%s.%d", self->root, name,
-		 getpid());
-	if (mkdir(cg->path, 0755)) {
-		snprintf(cg->why, sizeof(cg->why), "mkdir %s: %s", cg->path,
-			 strerror(errno));
-		return -1;
-	}
-	cg->created = true;
-	return 0;
-}
-
 static bool v1_has(const struct zsw_memcg *cg, const char *file)
 {
-	char path[sizeof(cg->path) + 32];
+	char buf[32];
 
-	snprintf(path, sizeof(path), "%s/%s", cg->path, file);
-	return !access(path, F_OK);
+	return !cg_read(cg->path, file, buf, sizeof(buf));
 }
 
 /* Swap charged to @cg in pages: memsw usage minus memory usage */
 static long v1_swap_pages(const struct zsw_memcg *cg)
 {
-	long memsw = zsw_memcg_read(cg, "memory.memsw.usage_in_bytes");
-	long mem = zsw_memcg_read(cg, "memory.usage_in_bytes");
+	long memsw = cg_read_long(cg->path, "memory.memsw.usage_in_bytes");
+	long mem = cg_read_long(cg->path, "memory.usage_in_bytes");
 
 	if (memsw < 0 || mem < 0)
 		return LONG_MIN;
@@ -225,6 +208,7 @@ FIXTURE_TEARDOWN(v1move)
 		kill(self->pids[i], SIGKILL);
 		waitpid(self->pids[i], NULL, 0);
 	}
+	/* cg_destroy() also kills what a child may have left behind. */
 	zsw_memcg_destroy(&self->a);
 	zsw_memcg_destroy(&self->b);
 	zsw_memcg_destroy(&self->c);
@@ -350,10 +334,12 @@ static int v1_child_main(FIXTURE_DATA(v1move) *self, int id,
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	ch.seen = scg_load(&ctl->mbox[id]);
-	if (zsw_memcg_enter(cg)) {
-		zsw_log("%s", cg->why);
+	/*
+	 * Not cg_run_nowait(): it clones into the group, which only cgroup
+	 * v2 allows, and falls back to entering it only without clone3().
+	 */
+	if (cg_enter_current(cg->path))
 		return !v1_fail(&ch, EIO, "entering the memcg");
-	}
 	ch.buf = zsw_map(ch.npages * zsw_page_size());
 	gen = calloc(ch.npages, sizeof(*gen));
 	if (!ch.buf || !gen)
@@ -475,10 +461,11 @@ static void v1_charges(struct __test_metadata *_metadata,
 	ASSERT_NE(LONG_MIN, ch->c);
 	TH_LOG("%s: swap charged (memsw - memory) A %ld, B %ld, C %ld pages",
 	       what, ch->a, ch->b, ch->c);
+	/* v1's memory.stat: "swap " comes before "total_swap " */
 	TH_LOG("%s: memory.stat swap A %ld, B %ld, C %ld bytes", what,
-	       zsw_memcg_key(&self->a, "memory.stat", "swap"),
-	       zsw_memcg_key(&self->b, "memory.stat", "swap"),
-	       zsw_memcg_key(&self->c, "memory.stat", "swap"));
+	       cg_read_key_long(self->a.path, "memory.stat", "swap "),
+	       cg_read_key_long(self->b.path, "memory.stat", "swap "),
+	       cg_read_key_long(self->c.path, "memory.stat", "swap "));
 }
 
 /* @what, @seen pages, must be @expect within V1_SLACK. */
@@ -496,7 +483,6 @@ TEST_F_TIMEOUT(v1move, swap_charge, 600)
 	struct v1_charges ch;
 	long pairs, split, moved, mover, nb;
 	const char *why;
-	char pid[32], val[16];
 	int i, ret, status, moves = zsw_env_ulong("SWAPCG_V1_MOVES", 5);
 	struct v1_ctl *ctl;
 
@@ -508,32 +494,35 @@ TEST_F_TIMEOUT(v1move, swap_charge, 600)
 	why = v1_root(self);
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(0, v1_mkdir(self, &self->a, "swapcg_v1_a"))
-		TH_LOG("%s", self->a.why);
+	ret = zsw_memcg_mkdir(&self->a, self->root, "swapcg_v1_a");
+	ASSERT_EQ(0, ret)
+		TH_LOG("creating A: %s", strerror(-ret));
 	if (!v1_has(&self->a, "memory.move_charge_at_immigrate"))
 		SKIP(return, V1_WHY_NOMOVE);
 	if (!v1_has(&self->a, "memory.memsw.usage_in_bytes"))
 		SKIP(return, V1_WHY_NOMEMSW);
-	ASSERT_EQ(0, v1_mkdir(self, &self->b, "swapcg_v1_b"))
-		TH_LOG("%s", self->b.why);
-	ASSERT_EQ(0, v1_mkdir(self, &self->c, "swapcg_v1_c"))
-		TH_LOG("%s", self->c.why);
+	ret = zsw_memcg_mkdir(&self->b, self->root, "swapcg_v1_b");
+	ASSERT_EQ(0, ret)
+		TH_LOG("creating B: %s", strerror(-ret));
+	ret = zsw_memcg_mkdir(&self->c, self->root, "swapcg_v1_c");
+	ASSERT_EQ(0, ret)
+		TH_LOG("creating C: %s", strerror(-ret));
 	/*
 	 * The destination's value decides; the mover goes both ways. Newer
 	 * kernels keep the file but refuse any mode but 0.
 	 */
-	snprintf(val, sizeof(val), "%u", variant->move);
-	ret = zsw_memcg_write(&self->a, self->a.path,
-			      "memory.move_charge_at_immigrate", val);
+	ret = cg_write_numeric(self->a.path, "memory.move_charge_at_immigrate",
+			       variant->move);
 	if (ret == -EINVAL)
 		SKIP(return, V1_WHY_NOTMOVING);
 	ASSERT_EQ(0, ret)
-		TH_LOG("%s", self->a.why);
-	ASSERT_EQ(0, zsw_memcg_write(&self->b, self->b.path,
-				     "memory.move_charge_at_immigrate", val))
-		TH_LOG("%s", self->b.why);
-	ASSERT_EQ(variant->move, zsw_memcg_read(&self->b,
-						"memory.move_charge_at_immigrate"));
+		TH_LOG("A's move_charge_at_immigrate: %s", strerror(-ret));
+	ret = cg_write_numeric(self->b.path, "memory.move_charge_at_immigrate",
+			       variant->move);
+	ASSERT_EQ(0, ret)
+		TH_LOG("B's move_charge_at_immigrate: %s", strerror(-ret));
+	ASSERT_EQ(variant->move, cg_read_long(self->b.path,
+					      "memory.move_charge_at_immigrate"));
 
 	self->ctl_len = sizeof(*ctl) + nslots * sizeof(ctl->slots[0]);
 	ctl = mmap(NULL, self->ctl_len, PROT_READ | PROT_WRITE,
@@ -577,13 +566,13 @@ TEST_F_TIMEOUT(v1move, swap_charge, 600)
 	 */
 	scg_store(&ctl->stop, 0);
 	v1_send(self, V1_CHURN);
-	snprintf(pid, sizeof(pid), "%d", self->pids[V1_MOVER]);
 	for (i = 0; i < 2 * moves + 1; i++) {
 		struct zsw_memcg *to = i % 2 ? &self->a : &self->b;
 
 		usleep(20000);
-		ASSERT_EQ(0, zsw_memcg_write(to, to->path, "cgroup.procs", pid))
-			TH_LOG("%s", to->why);
+		ret = cg_enter(to->path, self->pids[V1_MOVER]);
+		ASSERT_EQ(0, ret)
+			TH_LOG("moving to %s: %s", to->path, strerror(-ret));
 	}
 	scg_store(&ctl->stop, 1);
 	ASSERT_TRUE(v1_wait(self))

@@ -99,7 +99,7 @@ TEST_F_TIMEOUT(inval, madv_free, 120)
 	push_out(_metadata, self);
 	ents = calloc(self->npages, sizeof(*ents));
 	ASSERT_NE(NULL, ents);
-	ASSERT_EQ(0, zsw_pagemap(self->buf, self->npages, ents));
+	ASSERT_EQ(0, zsw_pagemap_entries(self->buf, self->npages, ents));
 	/* MADV_FREE drops swap entries at once, like MADV_DONTNEED. */
 	ASSERT_EQ(0, madvise(self->buf, self->len, MADV_FREE));
 	zsw_assert_baseline(_metadata, &self->base, "MADV_FREE");
@@ -113,12 +113,12 @@ TEST_F_TIMEOUT(inval, madv_free, 120)
 
 		if (zsw_page_diff(page, ZSW_PAT_ZERO, i, 0) < 0)
 			continue;
-		if (!zsw_pm_swapped(ents[i]) &&
+		if (!(ents[i] & PM_SWAP) &&
 		    zsw_page_diff(page, ZSW_PAT_ONES, i, 0) < 0)
 			continue;
 		if (bad++ < 4)
 			TH_LOG("page %zu (%s before): byte 0 is 0x%02x", i,
-			       zsw_pm_swapped(ents[i]) ? "swapped" : "resident",
+			       ents[i] & PM_SWAP ? "swapped" : "resident",
 			       (unsigned char)page[0]);
 	}
 	free(ents);

@@ -31,8 +31,8 @@ FIXTURE(mt) {
 /* Trees are per swap type: key them by type and tree number. */
 static uint64_t tree_key(uint64_t ent)
 {
-	return (uint64_t)zsw_pm_type(ent) << 48 |
-	       zsw_pm_offset(ent) / ZSW_TREE_SLOTS;
+	return (uint64_t)PM_SWAP_TYPE(ent) << 48 |
+	       PM_SWAP_OFFSET(ent) / ZSW_TREE_SLOTS;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -87,11 +87,11 @@ static void spread_out(struct __test_metadata *_metadata,
 	keys = malloc(self->npages * sizeof(*keys));
 	ASSERT_NE(NULL, self->ents);
 	ASSERT_NE(NULL, keys);
-	ASSERT_EQ(0, zsw_pagemap(self->buf, self->npages, self->ents));
+	ASSERT_EQ(0, zsw_pagemap_entries(self->buf, self->npages, self->ents));
 	for (i = 0; i < self->npages; i++) {
-		if (!zsw_pm_swapped(self->ents[i]))
+		if (!(self->ents[i] & PM_SWAP))
 			continue;
-		off = zsw_pm_offset(self->ents[i]);
+		off = PM_SWAP_OFFSET(self->ents[i]);
 		lo = off < lo ? off : lo;
 		hi = off > hi ? off : hi;
 		keys[n++] = tree_key(self->ents[i]);
@@ -223,13 +223,13 @@ TEST_F_TIMEOUT(mt, tree_first_slot, 240)
 	ASSERT_NE(NULL, first);
 	ASSERT_NE(NULL, rest);
 	for (i = 0; i < self->npages && nk < MT_MAX_FIRST; i++) {
-		if (!zsw_pm_swapped(self->ents[i]) ||
-		    zsw_pm_offset(self->ents[i]) % ZSW_TREE_SLOTS)
+		if (!(self->ents[i] & PM_SWAP) ||
+		    PM_SWAP_OFFSET(self->ents[i]) % ZSW_TREE_SLOTS)
 			continue;
 		TH_LOG("page %zu is at swap type %u offset %lu: first slot of tree %lu",
-		       i, zsw_pm_type(self->ents[i]),
-		       zsw_pm_offset(self->ents[i]),
-		       zsw_pm_offset(self->ents[i]) / ZSW_TREE_SLOTS);
+		       i, PM_SWAP_TYPE(self->ents[i]),
+		       PM_SWAP_OFFSET(self->ents[i]),
+		       PM_SWAP_OFFSET(self->ents[i]) / ZSW_TREE_SLOTS);
 		keys[nk++] = tree_key(self->ents[i]);
 		first[nf++] = i;
 	}
@@ -240,8 +240,8 @@ TEST_F_TIMEOUT(mt, tree_first_slot, 240)
 	}
 	/* The other pages of those trees, last first, from another thread */
 	for (i = self->npages; i-- > 0;) {
-		if (!zsw_pm_swapped(self->ents[i]) ||
-		    !(zsw_pm_offset(self->ents[i]) % ZSW_TREE_SLOTS))
+		if (!(self->ents[i] & PM_SWAP) ||
+		    !(PM_SWAP_OFFSET(self->ents[i]) % ZSW_TREE_SLOTS))
 			continue;
 		for (in_tree = false, k = 0; k < nk && !in_tree; k++)
 			in_tree = keys[k] == tree_key(self->ents[i]);

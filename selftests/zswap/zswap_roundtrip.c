@@ -115,6 +115,7 @@ TEST_F_TIMEOUT(roundtrip, memcg_limit, 120)
 {
 	struct zsw_counters base;
 	long swapped, grew;
+	int ret;
 
 	if (!zsw_require(_metadata, roundtrip_needs(variant) | ZSW_NEED_MEMCG))
 		return;
@@ -123,11 +124,12 @@ TEST_F_TIMEOUT(roundtrip, memcg_limit, 120)
 
 	zsw_counters(&base);
 	/* A quarter of the region fits: the rest must go out to (z)swap. */
-	ASSERT_EQ(0, zsw_memcg_create(&self->cg, "zswap_roundtrip",
-				      self->len / 4))
-		TH_LOG("%s", self->cg.why);
-	ASSERT_EQ(0, zsw_memcg_enter(&self->cg))
-		TH_LOG("%s", self->cg.why);
+	ret = zsw_memcg_create(&self->cg, "zswap_roundtrip", self->len / 4);
+	ASSERT_EQ(0, ret)
+		TH_LOG("creating the memcg: %s", strerror(-ret));
+	ret = zsw_memcg_enter(&self->cg);
+	ASSERT_EQ(0, ret)
+		TH_LOG("entering %s: %s", self->cg.path, strerror(-ret));
 
 	/* Faulting the pages in here charges them to the memcg. */
 	self->buf = zsw_map(self->len);

@@ -33,8 +33,10 @@
 #include "kselftest_harness.h"
 #include "zswap_util.h"
 
-#define SF_FAIL_NTH	"/proc/thread-self/fail-nth"
-#define SF_PRINTK	"/proc/sys/kernel/printk"
+#define SF_FAIL_NTH_DIR	"/proc/thread-self"
+#define SF_FAIL_NTH	SF_FAIL_NTH_DIR "/fail-nth"
+#define SF_PRINTK_DIR	"/proc/sys/kernel"
+#define SF_PRINTK	SF_PRINTK_DIR "/printk"
 #define SF_MAX_TRIES	3000
 #define SF_SWAP_MIB	160	/* three trees of 64 MiB, the last partial */
 #define SF_AIM_SPAN	16
@@ -139,22 +141,13 @@ static int sf_mkswap(const char *dev)
 
 static int sf_set_fail_nth(int n)
 {
-	char s[16];
-	int fd, ret;
-
-	fd = open(SF_FAIL_NTH, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	snprintf(s, sizeof(s), "%d", n);
-	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-	close(fd);
-	return ret;
+	return cg_write_numeric(SF_FAIL_NTH_DIR, "fail-nth", n);
 }
 
 /* What is left of fail-nth: 0 once the n-th call failed, else > 0 */
 static long sf_fail_nth_left(void)
 {
-	return zsw_read_long(SF_FAIL_NTH);
+	return cg_read_long(SF_FAIL_NTH_DIR, "fail-nth");
 }
 
 FIXTURE(swapon_fail) {
@@ -166,7 +159,8 @@ FIXTURE(swapon_fail) {
 
 FIXTURE_SETUP(swapon_fail)
 {
-	static const char * const knobs[][2] = {
+	/* Not const: cg_write() takes a char * */
+	static char * const knobs[][2] = {
 		{ "failslab/ignore-gfp-wait", "N" },
 		{ "fail_page_alloc/ignore-gfp-wait", "N" },
 		{ "fail_page_alloc/ignore-gfp-highmem", "N" },
@@ -176,9 +170,9 @@ FIXTURE_SETUP(swapon_fail)
 		{ "failslab/verbose_ratelimit_burst", "100000" },
 		{ "fail_page_alloc/verbose_ratelimit_burst", "100000" },
 	};
-	char path[ZSW_PATH_LEN];
 	size_t i;
 	FILE *f;
+	int ret;
 
 	memset(&self->log, 0, sizeof(self->log));
 	self->log.fd = -1;
@@ -200,9 +194,10 @@ FIXTURE_SETUP(swapon_fail)
 	if (!zsw_debugfs_ready() || access(ZSW_DEBUGFS "/failslab", R_OK))
 		SKIP(return, "no failslab in debugfs: kernel without CONFIG_FAILSLAB or FAULT_INJECTION_DEBUG_FS");
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		snprintf(path, sizeof(path), ZSW_DEBUGFS "/%s", knobs[i][0]);
-		ASSERT_EQ(0, zsw_write_str(path, knobs[i][1]))
-			TH_LOG("cannot set %s", path);
+		ret = cg_write(ZSW_DEBUGFS, knobs[i][0], knobs[i][1]);
+		ASSERT_EQ(0, ret)
+			TH_LOG("cannot set " ZSW_DEBUGFS "/%s: %s", knobs[i][0],
+			       strerror(-ret));
 	}
 	ASSERT_EQ(0, sf_mkswap(self->dev))
 		TH_LOG("cannot write a swap header to %s", self->dev);
@@ -217,14 +212,14 @@ FIXTURE_SETUP(swapon_fail)
 	if (!fgets(self->printk, sizeof(self->printk), f))
 		self->printk[0] = 0;
 	fclose(f);
-	ASSERT_EQ(0, zsw_write_str(SF_PRINTK, "1"));
+	ASSERT_EQ(0, cg_write(SF_PRINTK_DIR, "printk", "1"));
 }
 
 FIXTURE_TEARDOWN(swapon_fail)
 {
 	sf_set_fail_nth(0);
 	if (self->printk[0])
-		zsw_write_str(SF_PRINTK, self->printk);
+		cg_write(SF_PRINTK_DIR, "printk", self->printk);
 	if (self->log.fd >= 0)
 		close(self->log.fd);
 	if (self->dev && sf_in_swaps(self->dev) == 1)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the zswap selftests: zswap and swap counters, swap
- * entries from /proc/self/pagemap, page patterns, memory cgroup setup and
- * the "counters are back to baseline" check.
+ * Helpers shared by the zswap selftests that the kernel's selftests lack:
+ * zswap and swap counters, page patterns, swap-out checks and the
+ * "counters are back to baseline" check. Memory cgroups are made, read,
+ * entered and removed with the tree's cgroup/cgroup_util.c, which the
+ * Makefile links in; pagemap is read with the names of mm/vm_util.h.
  *
  * Include after kselftest_harness.h: some helpers use its ASSERT and SKIP
  * macros and take the harness' _metadata.
@@ -13,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,13 +30,27 @@
 #include <sys/swap.h>
 #include <sys/vfs.h>
 
+#include "cgroup_util.h"
+
+/*
+ * cg_find_unified_root() takes (root, len) in v6.1; v6.12's and v7.x's take
+ * a third argument that reports nsdelegate. The Makefile looks at the
+ * tree's cgroup_util.h and defines CG_ROOT_NSDELEGATE for the newer form.
+ */
+#ifdef CG_ROOT_NSDELEGATE
+#define zsw_find_unified_root(root, len) cg_find_unified_root(root, len, NULL)
+#else
+#define zsw_find_unified_root(root, len) cg_find_unified_root(root, len)
+#endif
+
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
 #endif
 
-#define ZSW_STORED_PAGES	"/sys/kernel/debug/zswap/stored_pages"
 #define ZSW_DEBUGFS		"/sys/kernel/debug"
-#define ZSW_ENABLED		"/sys/module/zswap/parameters/enabled"
+#define ZSW_STATS		ZSW_DEBUGFS "/zswap"
+#define ZSW_STORED_PAGES	ZSW_STATS "/stored_pages"
+#define ZSW_PARAMS		"/sys/module/zswap/parameters"
 #define ZSW_CGROUP_DIR		"/sys/fs/cgroup"
 #define ZSW_DEBUGFS_MAGIC	0x64626720
 
@@ -50,13 +67,6 @@
 #ifndef BIT_ULL
 #define BIT_ULL(nr)		(1ULL << (nr))
 #endif
-
-/* /proc/<pid>/pagemap layout, Documentation/admin-guide/mm/pagemap.rst */
-#define ZSW_PM_PRESENT		BIT_ULL(63)
-#define ZSW_PM_SWAP		BIT_ULL(62)
-#define ZSW_PM_TYPE_MASK	0x1fULL
-#define ZSW_PM_OFF_SHIFT	5
-#define ZSW_PM_OFF_MASK		((1ULL << 50) - 1)
 
 /*
  * Diagnostics for helpers without the harness' _metadata. stderr as for
@@ -95,42 +105,10 @@ static inline double zsw_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static inline long zsw_read_long(const char *path)
-{
-	long v = -1;
-	FILE *f;
-
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static inline int zsw_write_str(const char *path, const char *s)
-{
-	size_t len = strlen(s);
-	ssize_t ret;
-	int fd;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, len);
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	if (ret < 0)
-		return ret;
-	return (size_t)ret == len ? 0 : -EIO;
-}
-
 /* zswap's count of stored pages, -1 when debugfs or zswap is missing */
 static inline long zsw_stored_pages(void)
 {
-	return zsw_read_long(ZSW_STORED_PAGES);
+	return cg_read_long(ZSW_STATS, "stored_pages");
 }
 
 static inline bool zsw_debugfs_ready(void)
@@ -148,25 +126,22 @@ static inline bool zsw_debugfs_ready(void)
 /* 1 when zswap is enabled, 0 when disabled, -1 when not built in */
 static inline int zsw_zswap_enabled(void)
 {
-	char c = 0;
-	FILE *f;
+	char buf[8];
 
-	f = fopen(ZSW_ENABLED, "r");
-	if (!f)
+	if (cg_read(ZSW_PARAMS, "enabled", buf, sizeof(buf)))
 		return -1;
-	if (fscanf(f, " %c", &c) != 1)
-		c = 0;
-	fclose(f);
-	if (c == 'Y' || c == 'y' || c == '1')
+	switch (buf[0]) {
+	case 'Y': case 'y': case '1':
 		return 1;
-	if (c == 'N' || c == 'n' || c == '0')
+	case 'N': case 'n': case '0':
 		return 0;
+	}
 	return -1;
 }
 
 static inline int zsw_set_zswap_enabled(bool on)
 {
-	return zsw_write_str(ZSW_ENABLED, on ? "Y" : "N");
+	return cg_write(ZSW_PARAMS, "enabled", on ? "Y" : "N");
 }
 
 struct zsw_swapdev {
@@ -254,20 +229,6 @@ static inline long zsw_swap_free_pages(void)
 	return kib / (long)(zsw_page_size() / 1024);
 }
 
-/* Largest swap device, in pages */
-static inline long zsw_swap_max_dev_pages(void)
-{
-	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
-	long kib = 0;
-	int i, n;
-
-	n = zsw_swaps(devs, ZSW_MAX_SWAPS);
-	for (i = 0; i < n && i < ZSW_MAX_SWAPS; i++)
-		if (devs[i].size_kib > kib)
-			kib = devs[i].size_kib;
-	return kib / (long)(zsw_page_size() / 1024);
-}
-
 /*
  * Turn off every active swap device, remembering them in @devs so that
  * zsw_swapon_all() can bring them back. Returns the number turned off
@@ -309,72 +270,65 @@ static inline int zsw_swapon_all(const struct zsw_swapdev *devs, int n)
 	return ret;
 }
 
-/* Read the pagemap entries of @npages pages starting at @addr. */
-static inline int zsw_pagemap(const void *addr, size_t npages, uint64_t *ents)
+/*
+ * /proc/self/pagemap with the names and meaning of mm/vm_util.[ch]. That
+ * file is not linked: v6.1's (then selftests/vm/) has no
+ * pagemap_is_swapped(), and v6.12's and v7.x's do not build against the
+ * uapi headers of a Debian 12 host (PAGEMAP_SCAN, struct procmap_query).
+ */
+#define PM_SWAP			BIT_ULL(62)
+/* Not in vm_util.h: the swap entry of a PM_SWAP entry (pagemap.rst) */
+#define PM_SWAP_TYPE(ent)	((unsigned int)((ent) & 0x1f))
+#define PM_SWAP_OFFSET(ent)	((unsigned long)(((ent) >> 5) & (BIT_ULL(50) - 1)))
+
+/* Like vm_util.c's, a failed read ends the process, here as a failure. */
+static inline uint64_t pagemap_get_entry(int fd, char *start)
 {
-	size_t len = npages * sizeof(*ents), done = 0;
-	off_t pos = (uintptr_t)addr / zsw_page_size() * sizeof(*ents);
-	ssize_t ret;
+	off_t pos = (uintptr_t)start / zsw_page_size() * sizeof(uint64_t);
+	uint64_t ent;
+
+	if (pread(fd, &ent, sizeof(ent), pos) != sizeof(ent)) {
+		zsw_log("reading pagemap at %p: %s", start, strerror(errno));
+		_exit(KSFT_FAIL);
+	}
+	return ent;
+}
+
+static inline bool pagemap_is_swapped(int fd, char *start)
+{
+	return pagemap_get_entry(fd, start) & PM_SWAP;
+}
+
+/* The pagemap entries of @npages pages at @buf; 0 or -errno */
+static inline int zsw_pagemap_entries(char *buf, size_t npages, uint64_t *ents)
+{
+	unsigned long ps = zsw_page_size();
+	size_t i;
 	int fd;
 
 	fd = open("/proc/self/pagemap", O_RDONLY);
 	if (fd < 0)
 		return -errno;
-	while (done < len) {
-		ret = pread(fd, (char *)ents + done, len - done, pos + done);
-		if (ret <= 0) {
-			ret = ret ? -errno : -EIO;
-			close(fd);
-			return ret;
-		}
-		done += ret;
-	}
+	for (i = 0; i < npages; i++)
+		ents[i] = pagemap_get_entry(fd, buf + i * ps);
 	close(fd);
 	return 0;
 }
 
-static inline bool zsw_pm_swapped(uint64_t ent)
+/* How many of @npages pages at @buf are swapped out; -1 on error */
+static inline long zsw_count_swapped(char *buf, size_t npages)
 {
-	return (ent & ZSW_PM_SWAP) && !(ent & ZSW_PM_PRESENT);
-}
-
-static inline unsigned int zsw_pm_type(uint64_t ent)
-{
-	return ent & ZSW_PM_TYPE_MASK;
-}
-
-static inline unsigned long zsw_pm_offset(uint64_t ent)
-{
-	return (ent >> ZSW_PM_OFF_SHIFT) & ZSW_PM_OFF_MASK;
-}
-
-/* Swap offset of the page at @addr, -1 when it is not swapped out */
-static inline long zsw_swap_offset(const void *addr)
-{
-	uint64_t ent;
-
-	if (zsw_pagemap(addr, 1, &ent) || !zsw_pm_swapped(ent))
-		return -1;
-	return zsw_pm_offset(ent);
-}
-
-/* How many of @npages pages at @addr are swapped out; -1 on error */
-static inline long zsw_count_swapped(const void *addr, size_t npages)
-{
-	uint64_t *ents;
+	unsigned long ps = zsw_page_size();
 	long cnt = 0;
 	size_t i;
+	int fd;
 
-	ents = malloc(npages * sizeof(*ents));
-	if (!ents)
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
 		return -1;
-	if (zsw_pagemap(addr, npages, ents)) {
-		free(ents);
-		return -1;
-	}
 	for (i = 0; i < npages; i++)
-		cnt += zsw_pm_swapped(ents[i]);
-	free(ents);
+		cnt += pagemap_is_swapped(fd, buf + i * ps);
+	close(fd);
 	return cnt;
 }
 
@@ -539,12 +493,14 @@ static inline long zsw_check_range(const char *base, size_t first, size_t n,
 	return bad;
 }
 
+/*
+ * A memory cgroup of a test. The test process itself may enter it; it
+ * leaves again before cg_destroy(), which kills every task still in it.
+ */
 struct zsw_memcg {
-	char root[ZSW_PATH_LEN];
-	char path[ZSW_PATH_LEN + 64];
-	bool created;
-	bool entered;
-	char why[3 * ZSW_PATH_LEN];
+	char root[PATH_MAX];
+	char *path;		/* from cg_name(); NULL when there is none */
+	bool entered;		/* the test process moved in */
 };
 
 static inline bool zsw_dir_empty(const char *path)
@@ -565,50 +521,14 @@ static inline bool zsw_dir_empty(const char *path)
 /* Mount point of cgroup v2; mounts it if nothing is mounted in its place. */
 static inline int zsw_cgroup2_root(char *root, size_t len)
 {
-	char dev[64], dir[ZSW_PATH_LEN], type[64];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
+	if (!zsw_find_unified_root(root, len))
+		return 0;
+	/* A bare initramfs; never cover a cgroup v1 hierarchy. */
+	if (!zsw_dir_empty(ZSW_CGROUP_DIR) ||
+	    mount("cgroup2", ZSW_CGROUP_DIR, "cgroup2", 0, NULL))
 		return -1;
-	while (fscanf(f, "%63s %255s %63s %*s %*d %*d", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
-	if (!found) {
-		/* A bare initramfs; never cover a cgroup v1 hierarchy. */
-		if (!zsw_dir_empty(ZSW_CGROUP_DIR) ||
-		    mount("cgroup2", ZSW_CGROUP_DIR, "cgroup2", 0, NULL))
-			return -1;
-		snprintf(dir, sizeof(dir), "%s", ZSW_CGROUP_DIR);
-	}
-	snprintf(root, len, "%s", dir);
+	snprintf(root, len, "%s", ZSW_CGROUP_DIR);
 	return 0;
-}
-
-static inline bool zsw_file_has_word(const char *path, const char *word)
-{
-	char buf[512], *tok, *save;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	for (tok = strtok_r(buf, "\n ", &save); tok;
-	     tok = strtok_r(NULL, "\n ", &save))
-		if (!strcmp(tok, word))
-			return true;
-	return false;
 }
 
 /*
@@ -617,136 +537,87 @@ static inline bool zsw_file_has_word(const char *path, const char *word)
  */
 static inline const char *zsw_memcg_available(char *root, size_t len)
 {
-	char path[ZSW_PATH_LEN + 32];
-
 	if (zsw_cgroup2_root(root, len))
 		return "cgroup v2 is not mounted";
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	if (!zsw_file_has_word(path, "memory"))
+	if (cg_read_strstr(root, "cgroup.controllers", "memory"))
 		return "the memory controller is not available in cgroup v2";
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	if (!zsw_file_has_word(path, "memory") &&
-	    zsw_write_str(path, "+memory"))
+	if (cg_read_strstr(root, "cgroup.subtree_control", "memory") &&
+	    cg_write(root, "cgroup.subtree_control", "+memory"))
 		return "cannot enable the memory controller for children";
 	return NULL;
 }
 
-static inline int zsw_memcg_write(struct zsw_memcg *cg, const char *dir,
-				  const char *file, const char *val)
+/*
+ * Make cgroup @name under @root, of cgroup v2 or of a v1 hierarchy.
+ * Returns 0 or -errno.
+ */
+static inline int zsw_memcg_mkdir(struct zsw_memcg *cg, const char *root,
+				  const char *name)
 {
-	char path[sizeof(cg->path) + 32];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	ret = zsw_write_str(path, val);
-	if (ret)
-		snprintf(cg->why, sizeof(cg->why), "writing '%s' to %s: %s",
-			 val, path, strerror(-ret));
+	if (root != cg->root)
+		snprintf(cg->root, sizeof(cg->root), "%s", root);
+	cg->path = cg_name(root, name);
+	if (!cg->path)
+		return -ENOMEM;
+	/* A leftover of an earlier, killed run goes, with what is in it. */
+	if (!cg_destroy(cg->path) && !cg_create(cg->path))
+		return 0;
+	ret = -errno;
+	free(cg->path);
+	cg->path = NULL;
 	return ret;
 }
 
 /*
  * Create memcg @name under the cgroup v2 root with memory.max @max_bytes.
- * Returns 0, or -1 with the reason in cg->why. Callers check
- * zsw_memcg_available() first to tell "unsupported" from "broken".
+ * Returns 0 or -errno. Callers check zsw_memcg_available() first (through
+ * ZSW_NEED_MEMCG) to tell "unsupported" from "broken".
  */
 static inline int zsw_memcg_create(struct zsw_memcg *cg, const char *name,
 				   unsigned long max_bytes)
 {
-	const char *why;
-	char val[32];
-
-	why = zsw_memcg_available(cg->root, sizeof(cg->root));
-	if (why) {
-		snprintf(cg->why, sizeof(cg->why), "%s", why);
-		return -1;
-	}
-	snprintf(cg->path, sizeof(cg->path), "%s/%s", cg->root, name);
-	/* A leftover from an earlier, killed run has no tasks: drop it. */
-	rmdir(cg->path);
-	if (mkdir(cg->path, 0755)) {
-		snprintf(cg->why, sizeof(cg->why), "mkdir %s: %s", cg->path,
-			 strerror(errno));
-		return -1;
-	}
-	cg->created = true;
-	snprintf(val, sizeof(val), "%lu", max_bytes);
-	return zsw_memcg_write(cg, cg->path, "memory.max", val);
-}
-
-/* Move the calling process into the memcg. */
-static inline int zsw_memcg_enter(struct zsw_memcg *cg)
-{
-	char pid[32];
 	int ret;
 
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	ret = zsw_memcg_write(cg, cg->path, "cgroup.procs", pid);
+	if (zsw_memcg_available(cg->root, sizeof(cg->root)))
+		return -ENODEV;
+	ret = zsw_memcg_mkdir(cg, cg->root, name);
+	if (ret)
+		return ret;
+	return cg_write_numeric(cg->path, "memory.max", max_bytes);
+}
+
+/* Move the test process itself into the memcg. */
+static inline int zsw_memcg_enter(struct zsw_memcg *cg)
+{
+	int ret = cg_enter_current(cg->path);
+
 	if (!ret)
 		cg->entered = true;
 	return ret;
 }
 
-/* Move the caller back to the root and remove the memcg. */
+/*
+ * Move the test process back to the root, then remove the memcg with
+ * cg_destroy(), killing whatever a failed test left running in it.
+ */
 static inline void zsw_memcg_destroy(struct zsw_memcg *cg)
 {
-	char pid[32];
-	int i;
-
 	if (cg->entered) {
-		snprintf(pid, sizeof(pid), "%d", getpid());
-		zsw_memcg_write(cg, cg->root, "cgroup.procs", pid);
+		/* Never kill the test process itself. */
+		if (cg_enter_current(cg->root)) {
+			zsw_log("cannot leave %s: not removed", cg->path);
+			return;
+		}
 		cg->entered = false;
 	}
-	if (!cg->created)
+	if (!cg->path)
 		return;
-	/* Removal can race with the exit of the last task: retry briefly. */
-	for (i = 0; i < 50 && rmdir(cg->path) && errno == EBUSY; i++)
-		usleep(20000);
-	cg->created = false;
-}
-
-/*
- * The number after @key at the start of a line (memory.stat, vmstat,
- * meminfo with its colon), -1 if there is none
- */
-static inline long zsw_read_key(const char *path, const char *key)
-{
-	char line[256], name[64];
-	long v, ret = -1;
-	FILE *f;
-
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %ld", name, &v) == 2 &&
-		    !strcmp(name, key)) {
-			ret = v;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/* A number from the memcg's @file, -1 when it cannot be read */
-static inline long zsw_memcg_read(const struct zsw_memcg *cg, const char *file)
-{
-	char path[sizeof(cg->path) + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", cg->path, file);
-	return zsw_read_long(path);
-}
-
-/* @key of the memcg's "key value" @file (memory.stat, memory.events) */
-static inline long zsw_memcg_key(const struct zsw_memcg *cg, const char *file,
-				 const char *key)
-{
-	char path[sizeof(cg->path) + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", cg->path, file);
-	return zsw_read_key(path, key);
+	if (cg_destroy(cg->path))
+		zsw_log("removing %s: %s", cg->path, strerror(errno));
+	free(cg->path);
+	cg->path = NULL;
 }
 
 /*
@@ -917,7 +788,7 @@ static inline const char *zsw_missing(unsigned int needs)
 	if ((needs & (ZSW_NEED_ZSWAP | ZSW_NEED_ZSWAP_ON))) {
 		en = zsw_zswap_enabled();
 		if (en < 0)
-			return "zswap is not built in (no " ZSW_ENABLED ")";
+			return "zswap is not built in (no " ZSW_PARAMS "/enabled)";
 		if ((needs & ZSW_NEED_ZSWAP_ON) && !en)
 			return "zswap is disabled";
 	}

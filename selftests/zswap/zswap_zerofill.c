@@ -22,8 +22,8 @@
 #include "kselftest_harness.h"
 #include "zswap_util.h"
 
-#define ZSW_POOL_SIZE	"/sys/kernel/debug/zswap/pool_total_size"
-#define ZSW_SAME_FILLED	"/sys/kernel/debug/zswap/same_filled_pages"
+#define ZSW_POOL_SIZE	"pool_total_size"	/* in ZSW_STATS */
+#define ZSW_SAME_FILLED	"same_filled_pages"
 
 /*
  * Bytes of pool a compressed page takes at least: zsmalloc's smallest size
@@ -84,12 +84,11 @@ TEST_F_TIMEOUT(zerofill, pageout, 120)
 		return;
 	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
 		return;
-	pool0 = zsw_read_long(ZSW_POOL_SIZE);
+	pool0 = cg_read_long(ZSW_STATS, ZSW_POOL_SIZE);
 	ASSERT_GE(pool0, 0)
-		TH_LOG("cannot read %s", ZSW_POOL_SIZE);
+		TH_LOG("cannot read %s/%s", ZSW_STATS, ZSW_POOL_SIZE);
 	/* Kernels that store zero pages in zswap count them here. */
-	if (!access(ZSW_SAME_FILLED, R_OK))
-		same0 = zsw_read_long(ZSW_SAME_FILLED);
+	same0 = cg_read_long(ZSW_STATS, ZSW_SAME_FILLED);
 
 	zsw_counters(&base);
 	stored0 = zsw_stored_pages();
@@ -98,9 +97,9 @@ TEST_F_TIMEOUT(zerofill, pageout, 120)
 	zsw_fill_range(self->buf, 0, self->npages, variant->pat, 0);
 
 	swapped = zsw_pageout(_metadata, self->buf, self->npages, false);
-	pool = zsw_read_long(ZSW_POOL_SIZE) - pool0;
+	pool = cg_read_long(ZSW_STATS, ZSW_POOL_SIZE) - pool0;
 	stored = zsw_stored_pages() - stored0;
-	same = same0 < 0 ? -1 : zsw_read_long(ZSW_SAME_FILLED) - same0;
+	same = same0 < 0 ? -1 : cg_read_long(ZSW_STATS, ZSW_SAME_FILLED) - same0;
 	if (same0 < 0)
 		snprintf(samebuf, sizeof(samebuf), "none");
 	else
