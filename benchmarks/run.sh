@@ -94,9 +94,7 @@ if [ -n "$tree" ]; then
 	tree=$(realpath "$tree")
 	git -C "$tree" rev-parse -q --verify zs-base >/dev/null ||
 		die "$tree has no zs-base tag: make it with ci/tree.sh"
-	git -C "$tree" am --abort >/dev/null 2>&1 || true
-	git -C "$tree" reset -q --hard zs-base
-	git -C "$tree" clean -q -f -d -x
+	reset_tree "$tree"
 	ZS_KVER=$(make -s -C "$tree" kernelversion)
 	# The kernel cache key: what the tree holds, not where it is.
 	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER): $(git -C "$tree" log -1 --format=%s zs-base)"

@@ -59,6 +59,14 @@ load_series() {
 	done
 }
 
+# reset_tree DIR: put the tree DIR back at zs-base: no half-applied
+# mailbox, no commits on top, no stray files.
+reset_tree() {
+	git -C "$1" am --abort >/dev/null 2>&1 || true
+	git -C "$1" reset -q --hard zs-base
+	git -C "$1" clean -q -f -d -x
+}
+
 # use_tree BASE: prepare BASE with ci/tree.sh and hold a working tree of it,
 # reset to zs-base, until this script exits, so that no other job applies
 # patches there meanwhile: the cached tree itself when no job holds it, else a worktree
@@ -87,11 +95,8 @@ use_tree() {
 		git -C "$repo" worktree prune
 		git -C "$repo" worktree add -q --detach "$dir" zs-base
 	fi
-	# At its base: no half-applied mailbox, no patches or stray files of
-	# the job that held it before.
-	git -C "$dir" am --abort >/dev/null 2>&1 || true
-	git -C "$dir" reset -q --hard zs-base
-	git -C "$dir" clean -q -f -d -x
+	# At its base: nothing of the job that held it before.
+	reset_tree "$dir"
 	ZS_TREE=$dir
 	ZS_TAG=$(basename "$repo")
 	[ "$slot" -eq 0 ] || ZS_TAG+=-slot$slot
@@ -110,9 +115,7 @@ to_point() {
 	j=$(git -C "$tree" rev-list --count zs-base..HEAD)
 	if [ "$j" -gt "$k" ] || [ -n "$(git -C "$tree" status --porcelain)" ] ||
 		! holds_first "$j"; then
-		git -C "$tree" am --abort >/dev/null 2>&1 || true
-		git -C "$tree" reset -q --hard zs-base
-		git -C "$tree" clean -q -f -d -x
+		reset_tree "$tree"
 		j=0
 	fi
 	for ((i = j; i < k; i++)); do

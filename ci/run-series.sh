@@ -150,9 +150,7 @@ if (cd "$tree" && quilt push -a -q) >"$qlog" 2>&1; then
 else
 	quilt=fail
 fi
-rm -rf "$tree/.pc"
-git -C "$tree" reset -q --hard zs-base
-git -C "$tree" clean -q -f -d -x
+reset_tree "$tree"
 echo "quilt:   push -a/pop -a: $quilt" >>"$results/header"
 if [ ! -f "$results/image/initramfs.cpio.gz" ]; then
 	say "image: building the selftests against the base tree (quilt push -a failed)"
@@ -257,6 +255,12 @@ reuse_point() {
 	say "[$1/${#patches[@]}] $2: $(python3 "$CI_DIR/verdict.py" point "$d" || true)"
 }
 
+# at_point all|last|none K: whether an option of that form (--variants,
+# --gates, --distro, --kcsan, --debug) asks for point K.
+at_point() {
+	[ "$1" = all ] || { [ "$1" = last ] && [ "$2" -eq ${#patches[@]} ]; }
+}
+
 # run_point K NAME CONFIG: build and boot the tree as it is now.
 run_point() {
 	local k=$1 name=$2 config=$3 d t0 frags bdir limit
@@ -278,8 +282,7 @@ run_point() {
 		# Kept (2 MB): the row's qemu-cmd and ci/boot.sh --shell boot it
 		# again (README, "Reading a failure").
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
-		if [ "$config" = default ] && [ "$k" -gt 0 ] && { [ "$gates" = all ] ||
-			{ [ "$gates" = last ] && [ "$k" -eq ${#patches[@]} ]; }; }; then
+		if [ "$config" = default ] && [ "$k" -gt 0 ] && at_point "$gates" "$k"; then
 			say "[$k/${#patches[@]}] $name: gates (sparse, W=1, coccinelle)"
 			"$CI_DIR/gates.sh" "$tree" "$bdir" "$d" >>"$d/steps" 2>"$d/gates.err" ||
 				echo "gate-run fail" >>"$d/steps"
@@ -366,12 +369,12 @@ for k in $(seq 0 ${#patches[@]}); do
 	else
 		run_point "$k" "$name" default
 	fi
-	if [ "$variants" = all ] || { [ "$variants" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
+	if at_point "$variants" "$k"; then
 		d=$results/$(printf '%02d' "$k")-default
 		build_variants "$d" "$name"
 		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 	fi
-	if [ -n "$distro_cfg" ] && { [ "$distro" = all ] || [ "$k" -eq ${#patches[@]} ]; }; then
+	if [ -n "$distro_cfg" ] && at_point "$distro" "$k"; then
 		d=$results/$(printf '%02d' "$k")-default
 		say "[$k/${#patches[@]}] $name: build with Debian's configuration ($(basename "$(dirname "$distro_cfg")"))"
 		rc=ok
@@ -381,16 +384,14 @@ for k in $(seq 0 ${#patches[@]}); do
 		echo "build-debian $rc" >>"$d/steps"
 		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 	fi
-	if [ "$kcsan" = all ] || { [ "$kcsan" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
+	# The rows of their own: the sanitizer's, then the debug one.
+	for config in kcsan debug; do
+		[ "$config" = kcsan ] && when=$kcsan || when=$debug
+		at_point "$when" "$k" || continue
 		steps_pre=""
 		[ "$k" -gt 0 ] && steps_pre=$'apply ok\n'
-		run_point "$k" "$name" kcsan
-	fi
-	if [ "$debug" = all ] || { [ "$debug" = last ] && [ "$k" -eq ${#patches[@]} ]; }; then
-		steps_pre=""
-		[ "$k" -gt 0 ] && steps_pre=$'apply ok\n'
-		run_point "$k" "$name" debug
-	fi
+		run_point "$k" "$name" "$config"
+	done
 done
 
 say "done"
