@@ -94,7 +94,8 @@ for f in "${faults[@]}"; do
 		victim=$f.patch
 	fi
 	tests=$zswap_tests
-	case $f in swap-cgroup-*) tests=$swapcg_tests ;; esac
+	# The swap_cgroup faults meet its KUnit tests as well (v6.12, v6.1).
+	case $f in swap-cgroup-*) tests=kunit_results,$swapcg_tests ;; esac
 	say "fault $f: running the series with it at point $last"
 	rc=0
 	# The gates and a variant build only where the fault is for them, and
@@ -104,7 +105,7 @@ for f in "${faults[@]}"; do
 	sparse-warning) gates=last tests=zswap_roundtrip ;;
 	nomemcg-build-break) variants=last tests=zswap_roundtrip ;;
 	# Layouts that swap does not reach: only the KUnit tests make them.
-	seed000-posted|rcu-dropped-early) tests=kunit_results ;;
+	seed000-posted|rcu-dropped-early|no-recheck) tests=kunit_results ;;
 	esac
 	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/run-series.sh" \
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
