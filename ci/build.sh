@@ -10,7 +10,9 @@
 # dependency is missing); one the tree does not know at all (e.g.
 # CONFIG_MEMCG_V1 before v6.12) is only reported. With ZS_CHECK=last only
 # the last fragment is checked (a variant that turns off what the others
-# need). ARCH comes from the environment (default x86_64).
+# need). ARCH comes from the environment (default x86_64). With
+# ZS_SANITIZE_ONLY (.c files of the tree, e.g. "mm/zswap.c lib/xarray.c")
+# and CONFIG_KCSAN, only those files are instrumented.
 set -euo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
@@ -64,4 +66,14 @@ if [ -n "${ZS_DISTCC_HOSTS:-}" ]; then
 	export DISTCC_HOSTS=$ZS_DISTCC_HOSTS CCACHE_PREFIX=distcc
 	jobs=$(distcc -j)
 fi
-make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" bzImage 2>&1
+# KCSAN_SANITIZE on the command line turns instrumentation off in every
+# folder; the per-object setting, which kbuild reads first, turns it back
+# on for the files named. It is keyed by the object's name in its folder's
+# Makefile: the files named must be built by their own folder's Makefile.
+san=()
+for c in ${ZS_SANITIZE_ONLY:-}; do
+	[ -f "$tree/$c" ] || { echo "ZS_SANITIZE_ONLY: no $c in $tree" >&2; exit 1; }
+	san+=("KCSAN_SANITIZE_$(basename "$c" .c).o=y")
+done
+[ ${#san[@]} -eq 0 ] || san+=(KCSAN_SANITIZE=n)
+make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" bzImage 2>&1
