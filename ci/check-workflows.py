@@ -145,17 +145,17 @@ def boot_limits():
     overrun = sum(int(n) for n in re.findall(r"\bsleep (\d+)", loop))
     limits = {c: int(n) for c, n in re.findall(
         r'frags=\("\$\{frags_(\w+)\[@\]\}"\) limit=(\d+)', rs)}
-    if not {"default", "debug"} <= set(limits):
-        raise Unknown("ci/run-series.sh sets no limit= for the default and "
-                      "debug configurations")
+    if not {"default", "debug", "kcsan"} <= set(limits):
+        raise Unknown("ci/run-series.sh sets no limit= for the default, "
+                      "debug and kcsan configurations")
     if not re.search(r'boot\.sh" --timeout "\$4"', rs):
         # boot_profile no longer passes the limit: boot.sh's own applies
         limits = {c: default for c in limits}
     probe_s = int(find(r'boot\.sh"[^\n]*--timeout (\d+)', probe,
                        "ci/probe-accel.sh").group(1))
-    opts = find(r"^base=.*$", rs, "ci/run-series.sh").group(0)
+    opts = find(r"^base=.*\n.*$", rs, "ci/run-series.sh").group(0)
     defaults = {o: find(rf"\b{o}=(\w+)", opts, "ci/run-series.sh").group(1)
-                for o in ("debug", "variants", "gates")}
+                for o in ("debug", "variants", "gates", "kcsan")}
     return dict(limits=limits, overrun=overrun, probe=probe_s,
                 boots=1 + len(entries("profiles")),
                 variants=len(entries("variants")), defaults=defaults)
@@ -164,24 +164,27 @@ def boot_limits():
 def worst_case(args):
     """Minutes the longest cell of a CI can take, for the ci/run-series.sh
     arguments it passes: the last point of a series, which gets the debug
-    configuration, the variants and the gates where "last" or "all" asks
-    for them. Every boot (the probe, the main one and each of ci/profiles)
-    runs to its limit; the rest is the allowances above."""
+    and KCSAN configurations, the variants and the gates where "last" or
+    "all" asks for them. Every boot (the probe, the main one and each of
+    ci/profiles; the KCSAN row boots once) runs to its limit; the rest is
+    the allowances above."""
     b = boot_limits()
     opt = dict(b["defaults"])
     for o in opt:
         m = re.search(rf"--{o}\s+(\w+)", args)
         if m:
             opt[o] = m.group(1)
-    configs = ["default"] + (["debug"] if opt["debug"] != "none" else [])
-    boots_s = b["probe"] + b["overrun"] + sum(b["boots"] * (b["limits"][c] + b["overrun"])
-                               for c in configs)
+    configs = ["default"] + [c for c in ("debug", "kcsan")
+                             if opt[c] != "none"]
+    nboots = {c: 1 if c == "kcsan" else b["boots"] for c in configs}
+    boots_s = b["probe"] + b["overrun"] + sum(
+        nboots[c] * (b["limits"][c] + b["overrun"]) for c in configs)
     builds = len(configs) * BUILD_MIN
     if opt["variants"] != "none":
         builds += b["variants"] * (BUILD_MIN + REBUILD_MIN)
     gates = GATES_MIN if opt["gates"] != "none" else 0
     total = SETUP_MIN + builds + gates + boots_s / 60
-    parts = " + ".join(f"{c} {b['boots']} x ({b['limits'][c]} + "
+    parts = " + ".join(f"{c} {nboots[c]} x ({b['limits'][c]} + "
                        f"{b['overrun']}) s" for c in configs)
     print(f"  worst case of the longest cell: {total:.0f} min = boots "
           f"{boots_s / 60:.1f} min (probe ({b['probe']} + {b['overrun']}) s + {parts}) + builds "

@@ -8,7 +8,7 @@
 #                    [--results DIR] [--debug last|all|none] [--from K] [--to K]
 #                    [--variants all|last|none] [--gates all|last|none]
 #                    [--distro all|last|none] [--kcsan last|all|none]
-#                    [--only TEST,...]
+#                    [--stress full|short] [--only TEST,...]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
 # experimental or sid suite), the series that goes with the base, results
@@ -25,7 +25,11 @@
 # Debian 12 ships linux-config-6.12 and -6.1).
 # --kcsan: at which points to also build configs/kcsan.config (the
 # concurrency sanitizer; not with KASAN, so a row of its own, "kcsan") and
-# boot it with the concurrency tests only (default none).
+# boot it with the concurrency tests only (default last).
+# --stress short: at the points before the last one that changes the
+# kernel, the stress tests that run for a time (zswap_stress,
+# swapcg_concurrent) run 5 seconds instead of their 20 and 15 (ci/test.sh,
+# to stay within its hour; default full).
 # --only: run only these tests, in the main boot only.
 #
 # Exit status (ci/verdict.py table): 0 every row green; 1 a row red (a
@@ -37,7 +41,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
-distro=all kcsan=none
+distro=all kcsan=last stress=full
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=$2 ;;
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--gates) gates=$2 ;;
 	--distro) distro=$2 ;;
 	--kcsan) kcsan=$2 ;;
+	--stress) stress=$2 ;;
 	--to) to=$2 ;;
 	--only) only=$2 ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
@@ -61,6 +66,7 @@ case $variants in last|all|none) ;; *) die "--variants last|all|none" ;; esac
 case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
 case $distro in last|all|none) ;; *) die "--distro last|all|none" ;; esac
 case $kcsan in last|all|none) ;; *) die "--kcsan last|all|none" ;; esac
+case $stress in full|short) ;; *) die "--stress full|short" ;; esac
 if [ "$gates" != none ]; then
 	# The gates' tools, as ZS_GATES picks them (ci/gates.sh); coccinelle
 	# needs OCaml for the scripts written in it.
@@ -163,6 +169,7 @@ initrd=$results/image/initramfs.cpio.gz
 
 frags_default=("${default_frags[@]}")
 frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
+frags_kcsan=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config")
 # What the KCSAN row runs: the KUnit tests (at boot), and the tests that
 # run the series' code on both vCPUs at once.
 kcsan_tests=kunit_results,swapcg_concurrent,zswap_stress,test_zswap
@@ -173,6 +180,15 @@ kcsan_tests=kunit_results,swapcg_concurrent,zswap_stress,test_zswap
 # these files: README, "The KCSAN row"), which would say nothing about
 # the series and keep the row red at random.
 kcsan_files="mm/zswap.c mm/swap_cgroup.c lib/xarray.c"
+
+# The last point whose patch changes the kernel (not only tools/): the
+# later ones are not booted again (same_kernel), so its boot is the one
+# that runs the tests at their full length under --stress short.
+last_kernel=0
+for k in $(seq 1 ${#patches[@]}); do
+	sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' "${patches[$((k - 1))]}" |
+		grep -qv '^tools/' && last_kernel=$k
+done
 
 # write_meta DIR K NAME CONFIG SECONDS: what verdict.py shows of a row.
 write_meta() {
@@ -276,11 +292,11 @@ run_point() {
 	t0=$(date +%s)
 	[ -n "${steps_pre:-}" ] && printf '%s' "$steps_pre" >"$d/steps"
 	if [ "$config" = debug ]; then
-		frags=("${frags_debug[@]}") limit=2400
+		frags=("${frags_debug[@]}") limit=2000
 	elif [ "$config" = kcsan ]; then
-		frags=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config") limit=2400
+		frags=("${frags_kcsan[@]}") limit=1200
 	else
-		frags=("${frags_default[@]}") limit=1500
+		frags=("${frags_default[@]}") limit=1200
 	fi
 	bdir=$CACHE_DIR/build/$tag-$config
 	say "[$k/${#patches[@]}] $name: build ($config)"
@@ -310,6 +326,11 @@ run_point() {
 		local extra="" ny
 		ny=$(notyet "$k")
 		[ -z "$ny" ] || extra="zs.notyet=$ny"
+		# Words of the command line the kernel does not know, without a
+		# dot, reach the guest's init, and the tests, as environment.
+		[ "$stress" = full ] || [ "$config" != default ] ||
+			[ "$k" -ge "$last_kernel" ] ||
+			extra="$extra ZSWAP_STRESS_SECONDS=5 SWAPCG_SECONDS=5"
 		if [ "$config" = kcsan ]; then
 			# The tests that run code of the series on both vCPUs at once.
 			boot_profile "$d" boot "$d" "$limit" "zs.only=$kcsan_tests $extra"

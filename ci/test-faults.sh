@@ -56,7 +56,9 @@ tests_like() {
 zswap_tests=$(tests_like '\(zswap_\|test_zswap\|kunit_\)')
 swapcg_tests=$(tests_like swapcg_)
 n=${#series[@]}
-# target FAULT: its line of targets, less the name (CHECK VERDICT [alone]).
+# target FAULT: its lines of targets, less the name (CHECK VERDICT
+# [alone]); every one must hold. A CHECK of the form kcsan/CHECK is judged
+# on the fault's KCSAN row (ci/run-series.sh --kcsan), which is then run.
 target() {
 	awk -F '\t' -v f="$1" '$1 == f { $1 = ""; print; found = 1 }
 		END { exit !found }' "$fdir/targets"
@@ -107,26 +109,38 @@ for f in "${faults[@]}"; do
 	# Layouts that swap does not reach: only the KUnit tests make them.
 	seed000-posted|rcu-dropped-early|no-recheck) tests=kunit_results ;;
 	esac
+	kcsan=none
+	[ "$f" = not-applying ] || ! target "$f" | grep -q '^ kcsan/' || kcsan=last
 	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/run-series.sh" \
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
 		--debug none --variants "$variants" --gates "$gates" \
+		--kcsan "$kcsan" --distro none \
 		--from "$last" --only "$tests" >"$d/run.log" 2>&1 || rc=$?
-	row=$d/run/$(printf '%02d' "$last")-default
 	why="" v="" vrc=0
 	if [ "$f" = not-applying ]; then
 		[ $rc -ne 0 ] || why="run exited 0"
 		grep -q "APPLY FAILED: $victim does not apply: mm/zswap.c" "$d/run.log" ||
 			why="$why; no line naming $victim and mm/zswap.c"
 	else
-		# The judge says whether the row is red for the fault's reason.
-		# shellcheck disable=SC2046 # CHECK VERDICT [alone], as words
-		v=$(python3 "$CI_DIR/verdict.py" caught "$row" $(target "$f")) || vrc=$?
-		case $vrc in
-		0) [ $rc -ne 0 ] || why="the row is red, but the run exited 0" ;;
-		1) why=${v#not caught for the right reason: } ;;
-		75) ;;
-		*) why="ci/verdict.py caught exited $vrc: $v" ;;
-		esac
+		# The judge says whether each row is red for the fault's reason.
+		while read -r check rest; do
+			row=default
+			case $check in kcsan/*) row=kcsan check=${check#kcsan/} ;; esac
+			row=$d/run/$(printf '%02d' "$last")-$row
+			c=0
+			# shellcheck disable=SC2086 # VERDICT [alone], as words
+			out=$(python3 "$CI_DIR/verdict.py" caught "$row" "$check" $rest) || c=$?
+			[ $c -eq 0 ] || [ $vrc -ne 0 ] || vrc=$c
+			v="${v:+$v; }$out"
+			case $c in
+			0) ;;
+			1) why="$why; ${out#not caught for the right reason: }" ;;
+			75) ;;
+			*) why="$why; ci/verdict.py caught exited $c: $out" ;;
+			esac
+		done < <(target "$f")
+		[ -n "$why" ] || [ $vrc -ne 0 ] || [ $rc -ne 0 ] ||
+			why="the row is red, but the run exited 0"
 	fi
 	if [ -n "$why" ]; then
 		fail=$((fail + 1))

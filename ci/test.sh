@@ -50,18 +50,22 @@ stage "series is patches/mainline/series" diff -u \
 	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
 # To stay within an hour on 2 cores, what the main job runs at every point
 # is cut here: every point of every series is built and gets its three
-# boots, but the build-only variants and the debug config (lockdep, KASAN)
-# run at the last point of v6.12 only, where they cover that whole series
-# (ci/run-series.sh runs them everywhere). The static-analysis gates
-# (coccinelle alone takes minutes a file) are left to the main job;
+# boots, but the build-only variants, the debug config (lockdep, KASAN)
+# and the KCSAN row run at the last point of v6.12 only, where they cover
+# that whole series and both of its lockless changes (ci/run-series.sh
+# runs variants everywhere, debug and KCSAN at the last point of every
+# series). Before the last point that changes the kernel, the stress
+# tests run 5 s instead of 20 and 15 (--stress short). The static-analysis
+# gates (coccinelle alone takes minutes a file) are left to the main job;
 # test-faults.sh checks that a planted sparse warning turns the sparse cell
 # red, and a planted MEMCG=n build break that build's cell.
 for base in "${bases[@]}"; do
 	if [ "$base" = v6.12 ]; then
-		opts=(--variants last --debug last --gates none)
+		opts=(--variants last --debug last --kcsan last --gates none)
 	else
-		opts=(--variants none --debug none --gates none)
+		opts=(--variants none --debug none --kcsan none --gates none)
 	fi
+	opts+=(--stress short)
 	stage "series on $base, every point green" \
 		"$CI_DIR/run-series.sh" --base "$base" "${opts[@]}" \
 		--results "$out/series-${base//\//_}"
@@ -74,9 +78,8 @@ replay=()
 		--results "v6.12=$out/series-v6.12" --results "v6.1=$out/series-v6.1")
 stage "GitHub and GitLab CI files" \
 	/usr/bin/python3 "$CI_DIR/check-workflows.py" "${replay[@]}"
-# The faults of ci/faults/<series>/ exist for mainline and v6.12.
+# The must-catch faults of each series (ci/faults/<series>/must-catch).
 for base in "${bases[@]}"; do
-	case $base in mainline|v6.12) ;; *) continue ;; esac
 	stage "injected faults are caught on $base" \
 		"$CI_DIR/test-faults.sh" --base "$base" --results "$out/faults-$base"
 done
