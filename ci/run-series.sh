@@ -30,7 +30,7 @@
 # kernel, the stress tests that run for a time (zswap_stress,
 # swapcg_concurrent) run 5 seconds instead of their 20 and 15 (ci/test.sh,
 # to stay within its hour; default full).
-# --only: run only these tests, in the main boot only.
+# --only: run only these tests, in the main boot (and the KCSAN row) only.
 #
 # Exit status (ci/verdict.py table): 0 every row green; 1 a row red (a
 # step, a test, a splat or a crash), the series not going on with quilt,
@@ -332,8 +332,9 @@ run_point() {
 			[ "$k" -ge "$last_kernel" ] ||
 			extra="$extra ZSWAP_STRESS_SECONDS=5 SWAPCG_SECONDS=5"
 		if [ "$config" = kcsan ]; then
-			# The tests that run code of the series on both vCPUs at once.
-			boot_profile "$d" boot "$d" "$limit" "zs.only=$kcsan_tests $extra"
+			# The tests that run code of the series on both vCPUs at
+			# once, or those --only names.
+			boot_profile "$d" boot "$d" "$limit" "zs.only=${only:-$kcsan_tests} $extra"
 		elif [ -n "$only" ]; then
 			boot_profile "$d" boot "$d" "$limit" "zs.only=$only $extra"
 		else
