@@ -181,13 +181,22 @@ kcsan_tests=kunit_results,swapcg_concurrent,zswap_stress,test_zswap
 # the series and keep the row red at random.
 kcsan_files="mm/zswap.c mm/swap_cgroup.c lib/xarray.c"
 
-# The last point whose patch changes the kernel (not only tools/): the
-# later ones are not booted again (same_kernel), so its boot is the one
-# that runs the tests at their full length under --stress short.
+# only_tools K: patch K changes files, all of them under tools/ (e.g. a
+# kselftest): nothing the kernel is built from. Read from the patch, so
+# that it can be asked of points not applied yet.
+only_tools() {
+	local files
+	files=$(sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' \
+		"${patches[$(($1 - 1))]}")
+	[ -n "$files" ] && ! grep -qv '^tools/' <<<"$files"
+}
+
+# The last point whose patch changes the kernel: the later ones are not
+# booted again (same_kernel), so its boot is the one that runs the tests
+# at their full length under --stress short.
 last_kernel=0
 for k in $(seq 1 ${#patches[@]}); do
-	sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' "${patches[$((k - 1))]}" |
-		grep -qv '^tools/' && last_kernel=$k
+	only_tools "$k" || last_kernel=$k
 done
 
 # write_meta DIR K NAME CONFIG SECONDS: what verdict.py shows of a row.
@@ -248,17 +257,15 @@ build_variant() {
 		"$REPO_DIR/configs/$frag"
 }
 
-# same_kernel K: patch K changes nothing the kernel is built from (only
-# tools/, e.g. a kselftest) and point K-1 was booted in this run. The
-# kernel is then the one of K-1, and so are the tests (built once from
-# the whole series), so K-1's boots stand for K instead of being repeated.
+# same_kernel K: patch K changes nothing the kernel is built from
+# (only_tools) and point K-1 was booted in this run. The kernel is then
+# the one of K-1, and so are the tests (built once from the whole series),
+# so K-1's boots stand for K instead of being repeated.
 same_kernel() {
-	local prev files
+	local prev
 	prev=$results/$(printf '%02d' $(($1 - 1)))-default
-	[ "$1" -gt 0 ] && [ -f "$prev/result.json" ] && grep -q '^boot ' "$prev/steps" ||
-		return 1
-	files=$(git -C "$tree" diff --name-only HEAD~1 HEAD)
-	[ -n "$files" ] && ! grep -qv '^tools/' <<<"$files"
+	[ "$1" -gt 0 ] && [ -f "$prev/result.json" ] && grep -q '^boot ' "$prev/steps" &&
+		only_tools "$1"
 }
 
 # reuse_point K NAME: record point K with the boots of point K-1.
