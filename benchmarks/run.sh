@@ -4,6 +4,8 @@
 # the points asked for), boot them interleaved in QEMU, run the swap
 # workloads of benchmarks/guest in each, and report per patch and workload
 # the ratio to the previous point with a 95% CI, against the seeds' claims.
+# With --variant: alternative kernels, each the base plus patches of its
+# own, reported each against the base and against each other.
 #
 #   benchmarks/run.sh [options]
 #     --base B|PATH      base tree for ci/tree.sh: mainline, v6.12, v6.1
@@ -14,6 +16,10 @@
 #                        base's version: patches/v6.1/series on v6.1)
 #     --points LIST      points to compare, e.g. 0,2 (default: all;
 #                        0 is the base, k the base plus patches 1..k)
+#     --variant NAME=LIST  instead of a series: a kernel of the base plus
+#                        LIST, comma-separated .patch files and series
+#                        files (their patches, in order); repeatable, point
+#                        k the k-th variant, point 0 the base
 #     --modes LIST       icount,wall,lockstat (default icount,wall); wall
 #                        uses KVM if ci/probe-accel.sh finds it usable,
 #                        else MTTCG; lockstat boots as wall does, a kernel
@@ -50,7 +56,7 @@ day=$(date +%Y-%m-%d)
 base=mainline tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
-lsruns=""
+lsruns="" variants=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--determinism) determinism=1; shift; continue ;;
@@ -62,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--tree) tree=$2 ;;
 	--series) series=$2 ;;
 	--points) points=$2 ;;
+	--variant) variants+=("$2") ;;
 	--modes) modes=$2 ;;
 	--runs) runs=$2 ;;
 	--lockstat-runs) lsruns=$2 ;;
@@ -106,16 +113,53 @@ fi
 tag=${ZS_TAG:-$(basename "$tree")}
 case $base in v[0-9]*) label=$base ;; *) label=$ZS_KVER ;; esac
 
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
-series=$(realpath "$series")
-load_series "$series"
-if [ -z "$points" ]; then
-	points=$(seq -s, 0 ${#patches[@]})
-	[ $determinism -eq 1 ] && points=${#patches[@]}
+# plist[K]: the patches of point K, one a line, in the order applied;
+# vname[K]: a variant's name.
+declare -A plist vname
+patches=()
+if [ ${#variants[@]} -gt 0 ]; then
+	if [ -n "$series$points" ] || [ $determinism -eq 1 ]; then
+		die "--variant goes without --series, --points and --determinism"
+	fi
+	plist[0]="" k=0
+	for v in "${variants[@]}"; do
+		k=$((k + 1))
+		name=${v%%=*}
+		[[ $v == *=* && $name =~ ^[A-Za-z0-9._+-]+$ && $name != base ]] ||
+			die "--variant $v: not NAME=LIST (NAME of letters, digits, ._+-, not base)"
+		for j in "${!vname[@]}"; do
+			[ "${vname[$j]}" != "$name" ] || die "--variant: $name twice"
+		done
+		vname[$k]=$name
+		IFS=, read -ra items <<<"${v#*=}"
+		[ ${#items[@]} -gt 0 ] || die "--variant $v: no patch"
+		for it in "${items[@]}"; do
+			[ -f "$it" ] || die "--variant $name: no file $it"
+			if [[ $it == *.patch ]]; then
+				plist[$k]+=$(realpath "$it")$'\n'
+			else
+				load_series "$it"
+				plist[$k]+=$(printf '%s\n' "${patches[@]}")$'\n'
+			fi
+		done
+	done
+	points=$(seq -s, 0 "$k")
+else
+	[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+	series=$(realpath "$series")
+	load_series "$series"
+	if [ -z "$points" ]; then
+		points=$(seq -s, 0 ${#patches[@]})
+		[ $determinism -eq 1 ] && points=${#patches[@]}
+	fi
+	for k in $(seq 0 ${#patches[@]}); do
+		plist[$k]=""
+		[ "$k" -eq 0 ] || plist[$k]=$(printf '%s\n' "${patches[@]:0:$k}")$'\n'
+	done
 fi
 IFS=, read -ra pts <<<"$points"
 for k in "${pts[@]}"; do
-	if ! [[ $k =~ ^[0-9]+$ ]] || [ "$k" -gt ${#patches[@]} ]; then
+	if ! [[ $k =~ ^[0-9]+$ ]] || [ -z "${plist[$k]+set}" ]; then
 		die "--points: no point $k (the series has ${#patches[@]} patches)"
 	fi
 done
@@ -152,7 +196,9 @@ point_key() {
 	{
 		echo "$ZS_BASE_DESC"
 		cat "${frags[@]}" "$CI_DIR/build.sh"
-		for p in "${patches[@]:0:$1}"; do sed -n '/^diff --git /,/^-- $/p' "$p"; done
+		while IFS= read -r p; do
+			[ -z "$p" ] || sed -n '/^diff --git /,/^-- $/p' "$p"
+		done <<<"${plist[$1]}"
 	} | sha1sum | cut -c1-16
 }
 kdir=$bcache/kernels
@@ -165,7 +211,43 @@ for k in "${pts[@]}"; do
 done
 kernel() { echo "${kdirs[$1-${2:-bench}]}"; }
 name_of() {
-	if [ "$1" -eq 0 ]; then echo "base ($ZS_KVER)"; else basename "${patches[$(($1 - 1))]}" .patch; fi
+	if [ "$1" -eq 0 ]; then
+		echo "base ($ZS_KVER)"
+	elif [ ${#variants[@]} -gt 0 ]; then
+		echo "${vname[$1]}"
+	else
+		basename "${patches[$(($1 - 1))]}" .patch
+	fi
+}
+
+# inv_arg: for the kprobe event on zswap_invalidate() (lockstat mode), its
+# slot count as the guest's zs.bench.invarg wants it, from its prototype
+# in $tree: N:u32 or N:u64 where it takes one (the last of N parameters,
+# each in a register), none where it takes one slot (swp_entry_t alone).
+inv_arg() {
+	local proto n type
+	proto=$(sed -n '/^void zswap_invalidate(/,/;/p' "$tree/include/linux/zswap.h" |
+		tr -s '\n\t ' '   ' | sed -n 's/^void zswap_invalidate(\([^)]*\)).*/\1/p')
+	[ -n "$proto" ] || die "no prototype of zswap_invalidate() in include/linux/zswap.h"
+	n=$(awk -F, '{ print NF }' <<<"$proto")
+	if [ "$n" -eq 1 ]; then echo none; return; fi
+	type=${proto##*,}
+	case $type in
+	*long*|*pgoff_t*|*size_t*) echo "$n:u64" ;;
+	*int*) echo "$n:u32" ;;
+	*) die "zswap_invalidate($proto): the type of its slot count is not known here" ;;
+	esac
+}
+
+# apply_point K LOG: bring $tree to point K: the series' patches 1..K,
+# incrementally (to_point), or the base and variant K's patches.
+apply_point() {
+	local p
+	if [ ${#variants[@]} -eq 0 ]; then to_point "$1" "$2"; return; fi
+	reset_tree "$tree"
+	while IFS= read -r p; do
+		[ -z "$p" ] || "$CI_DIR/apply.sh" "$tree" "$p" >>"$2" 2>&1 || return 1
+	done <<<"${plist[$1]}"
 }
 
 # Build: apply the patches one by one and build each point wanted into
@@ -175,7 +257,8 @@ name_of() {
 # where each file's locals follow its FILE symbol): spin_lock_init() in
 # xa_init_flags() has one such key per file, so zswap's tree lock is the
 # "&xa->xa_lock" class with one of these keys (/proc/lockdep); and those
-# of swap_cgroup.c, where the kernel has it, for its "&ctrl->lock".
+# of swap_cgroup.c, where the kernel has it, for its "&ctrl->lock". It
+# keeps too how zswap_invalidate() takes its slot count (invarg).
 max=0 todo=0
 for k in "${pts[@]}"; do
 	if [ "$k" -gt "$max" ]; then max=$k; fi
@@ -184,9 +267,15 @@ done
 : >"$out/points"
 if [ $todo -eq 1 ]; then
 	for k in $(seq 0 "$max"); do
+		# A variant starts from the base: apply only those to build.
+		if [ ${#variants[@]} -gt 0 ]; then
+			built=1
+			for f in "${flavs[@]}"; do [ -f "$(kernel "$k" "$f")/bzImage" ] || built=0; done
+			[ $built -eq 0 ] || continue
+		fi
 		: >"$out/apply-$k.log"
-		to_point "$k" "$out/apply-$k.log" ||
-			die "patch $k does not apply: $out/apply-$k.log"
+		apply_point "$k" "$out/apply-$k.log" ||
+			die "point $k does not apply: $out/apply-$k.log"
 		[[ ",$points," == *",$k,"* ]] || continue
 		for f in "${flavs[@]}"; do
 			kd=$(kernel "$k" "$f")
@@ -204,6 +293,7 @@ if [ $todo -eq 1 ]; then
 					f == "zswap.c" { print $2, $8 >d "/zswap-keys" }
 					f == "swap_cgroup.c" { print $2, $8 >d "/swapcg-keys" }'
 				[ -s "$kd/zswap-keys" ] || die "no __key of zswap.c in $bdir/vmlinux"
+				inv_arg >"$kd/invarg"
 			fi
 			cp "$bdir/arch/x86/boot/bzImage" "$kd/bzImage.tmp"
 			mv "$kd/bzImage.tmp" "$kd/bzImage"
@@ -234,13 +324,22 @@ append+=" zs.bench.patterns=$patterns zs.bench.zswap=$zswap"
 swap_mib=$((mib * 2 + 64))
 modes=${modes//wall/$wall}
 {
-	if [ ${#pts[@]} -eq 1 ]; then
+	if [ ${#variants[@]} -gt 0 ]; then
+		echo "title: $label, ${#variants[@]} variants against the base"
+	elif [ ${#pts[@]} -eq 1 ]; then
 		echo "title: $label, $(basename "$series"), point ${pts[0]}"
 	else
 		echo "title: $label, $(basename "$series") (${#pts[@]} points)"
 	fi
 	echo "base: $ZS_BASE_DESC"
-	echo "series: ${series#"$REPO_DIR"/} (${#patches[@]} patches)"
+	if [ ${#variants[@]} -gt 0 ]; then
+		echo "compare: variants"
+		for k in "${pts[@]:1}"; do
+			printf 'variant %s: %s\n' "${vname[$k]}" "$(sed -e '/^$/d' -e "s|^$REPO_DIR/||" <<<"${plist[$k]}" | paste -sd' ')"
+		done
+	else
+		echo "series: ${series#"$REPO_DIR"/} (${#patches[@]} patches)"
+	fi
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
 	echo "host: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -293,13 +392,17 @@ boot_once() {
 	local mode=$1 k=$2 d=$3 disk="" rc=0 opts kd accel=$1 app=$append
 	rm -rf "$d"
 	mkdir -p "$d"
-	kd=$(kernel "$k")
 	# lockstat: boots as wall does; /proc/lockdep prints each class's key
 	# with %p, hashed unless no_hash_pointers, to be matched with vmlinux.
-	if [ "$mode" = lockstat ]; then
+	# (Only the lockstat kernel is built when it is the only mode.)
+	if [ "$mode" != lockstat ]; then
+		kd=$(kernel "$k")
+	else
 		kd=$(kernel "$k" lockstat) accel=$wall app+=" no_hash_pointers"
 		cp "$kd/zswap-keys" "$d/"
 		if [ -f "$kd/swapcg-keys" ]; then cp "$kd/swapcg-keys" "$d/"; fi
+		# The calls of zswap_invalidate(), counted by a kprobe event.
+		if [ -f "$kd/invarg" ]; then app+=" zs.bench.invarg=$(cat "$kd/invarg")"; fi
 	fi
 	echo "$kd" >"$d/kernel"
 	opts=(--accel "$accel" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400)
@@ -344,10 +447,17 @@ if [ $determinism -eq 1 ]; then
 	say "report: $report.md"
 	exit $rc
 fi
-report=${report:-$BENCH_DIR/results/$day-$label}
+if [ -z "$report" ]; then
+	report=$BENCH_DIR/results/$day-$label
+	[ ${#variants[@]} -eq 0 ] || report+=-variants
+fi
 mkdir -p "$(dirname "$report")"
 python3 "$BENCH_DIR/stats.py" report "$out" "$BENCH_DIR/claims.tsv" "$report"
-(cd "$(dirname "$report")" && gnuplot "$(basename "$report").gp") ||
+# No plot where there is no timed mode (lockstat alone).
+if [ ! -f "$report.gp" ]; then
+	say "no plot: no mode with timings to compare"
+elif ! (cd "$(dirname "$report")" && gnuplot "$(basename "$report").gp"); then
 	say "gnuplot failed; the table is still there"
+fi
 rm -f "$report.dat" "$report.gp"
 say "report: $report.md, $report.png (samples: $report.tsv)"

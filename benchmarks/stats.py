@@ -10,12 +10,15 @@
 RUNDIR holds `meta` (key: value lines), `points` (k<TAB>name lines) and
 boots/<mode>-r<round>-p<k>/ktap.txt, whose `BENCH <workload> <phase>
 <usec>` lines are the samples; the lockstat boots' `LOCK` and `LOCKDEP`
-lines, with their zswap-keys file, give zswap's tree lock counts. Each
-point is compared with the previous one asked for (a patch's effect: point
-k against k-1), and the last with the first; runs are paired by round
-(the boots were interleaved), as the ratio of the means with a 95%
-confidence interval by Fieller's theorem for paired samples (t quantile,
-n-1 degrees of freedom).
+lines, with their zswap-keys file, give zswap's tree lock counts, and
+their `CALLS` lines the calls of zswap_invalidate() and the slots they
+covered. Each point is compared with the previous one asked for (a patch's
+effect: point k against k-1), and the last with the first; where the meta
+says `compare: variants` (run.sh --variant), every point is an alternative
+kernel, compared with the base (point 0) and with each other. Runs are
+paired by round (the boots were interleaved), as the ratio of the means
+with a 95% confidence interval by Fieller's theorem for paired samples (t
+quantile, n-1 degrees of freedom).
 """
 import fnmatch
 import math
@@ -235,9 +238,10 @@ def fmt_ms(vals):
 def header(what, meta, points):
     """The title and the run's facts, as the reports begin."""
     L = ["# %s: %s" % (what, meta.get("title", "swap paths")), ""]
-    for k in ("base", "series", "qemu", "host", "date", "modes", "lockstat",
-              "sizes",
-              "command", "resumed with", "note"):
+    variants = [k for k in meta if k.startswith("variant ")]
+    for k in ("base", "series", "compare", *variants, "qemu", "host", "date",
+              "modes", "lockstat", "sizes", "command", "resumed with",
+              "note"):
         if k in meta:
             v = meta[k]
             L.append("- %s: %s" % (k, "`%s`" % v if k in (
@@ -313,8 +317,11 @@ def lock_counts(run, keyfile="zswap-keys", prefix="&xa->xa_lock"):
     return counts, sorted(notes)
 
 
-def lock_lines(counts, notes, ks, meta, lock=LOCKS[0]):
+def lock_lines(counts, notes, ks, meta, lock=LOCKS[0], pairs=None):
+    """The table of one lock; ratios of acquisitions for PAIRS (j, k),
+    k against j (default: each point against the one before)."""
     _, prefix, title, what, key, src = lock
+    pairs = list(zip(ks, ks[1:])) if pairs is None else pairs
 
     def cell(vals):
         lo, hi = min(vals), max(vals)
@@ -330,7 +337,7 @@ def lock_lines(counts, notes, ks, meta, lock=LOCKS[0]):
     hdr = ["workload", "phase"]
     for k in ks:
         hdr += ["point %d acquisitions" % k, "point %d contentions" % k]
-    hdr += ["acquisitions, %d/%d" % (k, j) for j, k in zip(ks, ks[1:])]
+    hdr += ["acquisitions, %d/%d" % (k, j) for j, k in pairs]
     L += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for (wl, ph), per in counts.items():
         cells = [wl, ph]
@@ -338,13 +345,222 @@ def lock_lines(counts, notes, ks, meta, lock=LOCKS[0]):
             v = list(per.get(k, {}).values())
             cells += [cell([a for a, _ in v]), cell([c for _, c in v])] \
                 if v else ["-", "-"]
-        for j, k in zip(ks, ks[1:]):
+        for j, k in pairs:
             a = [x for x, _ in per.get(j, {}).values()]
             b = [x for x, _ in per.get(k, {}).values()]
             cells.append("%.3f" % (statistics.fmean(b) / statistics.fmean(a))
                          if a and b and any(a) else "-")
         L.append("| " + " | ".join(cells) + " |")
     return L + [""]
+
+
+def calls_counts(run):
+    """The lockstat boots' CALLS lines: {(workload, phase): {k: {round:
+    (calls, slots, most slots of one call)}}}."""
+    counts = {}
+    bdir = os.path.join(run, "boots")
+    for d in sorted(os.listdir(bdir)):
+        m = BOOT.match(d)
+        path = os.path.join(bdir, d, "ktap.txt")
+        if not m or m["mode"] != "lockstat" or not os.path.exists(path):
+            continue
+        for line in open(path, errors="replace"):
+            w = line.split()
+            if len(w) == 7 and w[0] == "CALLS" and w[1] != "warmup" and \
+                    w[3] == "zswap_invalidate":
+                counts.setdefault((w[1], w[2]), {}).setdefault(
+                    int(m["k"]), {})[int(m["round"])] = tuple(
+                        int(x) for x in w[4:7])
+    return counts
+
+
+def calls_lines(counts, ks, names, meta):
+    def cell(vals):
+        lo, hi = min(vals), max(vals)
+        return "%d" % lo if lo == hi else "%d-%d" % (lo, hi)
+    L = ["## zswap_invalidate() calls and slots (lockstat mode)", "",
+         "Counted in the lockstat boots (%s) by a kprobe event on "
+         "zswap_invalidate() whose field is the call's slot count (its "
+         "last argument where it takes a range, 1 where it takes one "
+         "slot), summed per phase by a hist trigger (benchmarks/guest/"
+         "lib.sh, swapbench.c). Per point: calls / slots (slots per call "
+         "on average, most of one call). A range is min-max over the "
+         "boots. Only calls of zswap_invalidate() count: an erase done "
+         "elsewhere (7.3's zswap_store() failure path calls xa_erase() "
+         "itself) shows only in the lock counts. Points: %s." % (meta.get("lockstat", "?"), "; ".join(
+             "%d = %s" % (k, names[k]) for k in ks)), ""]
+    hdr = ["workload", "phase"] + ["point %d" % k for k in ks]
+    L += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    for (wl, ph), per in counts.items():
+        cells = [wl, ph]
+        for k in ks:
+            v = list(per.get(k, {}).values())
+            if not v:
+                cells.append("-")
+                continue
+            calls, slots = [c for c, _, _ in v], [s for _, s, _ in v]
+            mean = statistics.fmean(slots) / statistics.fmean(calls) \
+                if any(calls) else 0
+            cells.append("%s / %s (%.1f, %s)" % (
+                cell(calls), cell(slots), mean, cell([m for _, _, m in v])))
+        L.append("| " + " | ".join(cells) + " |")
+    return L + [""]
+
+
+def paired(per, j, k):
+    """The runs of points j and k paired by round, the ratio k/j with its
+    CI, and the ratio's table cell; None when no round has both."""
+    a, b = per.get(j, {}), per.get(k, {})
+    rounds = sorted(set(a) & set(b))
+    if not rounds:
+        return None
+    xs, ys = [a[i] for i in rounds], [b[i] for i in rounds]
+    r, lo, hi = fieller(xs, ys)
+    same = len(xs) > 1 and len(set(xs)) == len(set(ys)) == 1
+    text = "%.4f (%d runs a point, identical)" % (r, len(xs)) if same \
+        else "%s (n=%d)" % (ci_text(r, lo, hi), len(xs))
+    return xs, ys, r, lo, hi, text
+
+
+def short_verdict(lo, hi):
+    return verdict(lo, hi, None).replace(" (no claim)", "")
+
+
+def side_by_side(data, modes, keys, pairs, names, base_ms):
+    """One table a mode: a row per workload and phase, for every pair
+    (j, k) the ratio k/j with its CI, the change with its verdict, and
+    the spread: the larger (max - min) / mean of the two kernels' runs.
+    Returns the lines and the plot points (k, mode, wl, ph, ratio CI)."""
+    L, plot = [], []
+    for m in modes:
+        L += ["### %s" % m, ""]
+        hdr = ["workload", "phase"]
+        if base_ms:
+            hdr.append("base, ms")
+        for j, k in pairs:
+            t = names[k] if base_ms else \
+                "%s / %s" % (names[k], names[j])
+            hdr += ["%s ratio [95%% CI]" % t, "%s change" % t,
+                    "%s spread" % t]
+        L += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+        for wl, ph in keys:
+            per = data.get((m, wl, ph), {})
+            cells = [wl, ph]
+            if base_ms:
+                v = list(per.get(pairs[0][0], {}).values())
+                cells.append(fmt_ms(v) if v else "-")
+            for j, k in pairs:
+                p = paired(per, j, k)
+                if not p:
+                    cells += ["-", "no data", "-"]
+                    continue
+                xs, ys, r, lo, hi, text = p
+                cells += [text, "%s %s" % (pct(r), short_verdict(lo, hi)),
+                          "%.3f%%" % max(spread(xs), spread(ys))]
+                plot.append((k, m, wl, ph, (r, lo, hi)))
+            L.append("| " + " | ".join(cells) + " |")
+        L.append("")
+    return L, plot
+
+
+def variant_report(run, out, meta, points, rows, bad, data, modes, keys):
+    """run.sh --variant: every variant against the base, side by side, then
+    each variant against each earlier one; the counts; means; determinism."""
+    names = dict(points)
+    ks = [k for k, _ in points]
+    base, vs = ks[0], ks[1:]
+    L = header("Benchmarks", meta, points)
+    L.append(
+        "Times are guest CLOCK_MONOTONIC. In `icount` mode QEMU runs one "
+        "vCPU and guest time counts instructions (1 ns each): repeatable, "
+        "but blind to lock contention and caches. In wall-clock mode (%s) "
+        "the vCPUs are host threads and the host was shared. Every point "
+        "but the base is an alternative kernel: the base plus the "
+        "variant's own patches (the `variant` lines above). ratio = "
+        "variant/base mean (or variant/variant), runs paired by round (the "
+        "boots were interleaved); 95%% CI by Fieller's theorem for paired "
+        "samples (t, n-1 df); `identical`: every run of both kernels gave "
+        "the same time. change: `faster` or `slower` when the CI excludes "
+        "1, `negligible` when it lies within +-%g%%. spread: the larger "
+        "(max - min) / mean of the two kernels' runs, the run-to-run "
+        "noise; it does not show the noise of code layout (any change of "
+        "code moves the workloads that switch tasks or wait for the "
+        "device, see benchmarks/README.md, Determinism)."
+        % (meta.get("wall", "tcg"), NEGLIGIBLE))
+    L.append("")
+    if bad:
+        L += ["Problems: " + "; ".join(bad), ""]
+    L += ["## Every variant against the base", ""]
+    t, plot = side_by_side(data, modes, keys, [(base, k) for k in vs],
+                           names, True)
+    L += t
+    vv = [(j, k) for i, k in enumerate(vs) for j in vs[:i]]
+    if vv:
+        L += ["## Variant against variant", ""]
+        L += side_by_side(data, modes, keys, vv, names, False)[0]
+    calls = calls_counts(run)
+    if calls:
+        L += calls_lines(calls, ks, names, meta)
+    locks = [(lk,) + lock_counts(run, lk[0], lk[1]) for lk in LOCKS]
+    locks = [(lk, c, n) for lk, c, n in locks if c and (
+        lk is LOCKS[0] or any("no such lock" not in x for x in n))]
+    for lk, counts, lnotes in locks:
+        L += lock_lines(counts, lnotes, ks, meta, lk,
+                        [(base, k) for k in vs] + vv)
+    L += means_lines(data, modes, keys, ks)
+    det = determinism(data)
+    if det:
+        L += determinism_lines(det)
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(L))
+    write_tsv(out, rows, locks, calls)
+    write_plot(out, plot, names, modes, keys, "variant vs base")
+
+
+def means_lines(data, modes, keys, ks):
+    L = ["## Means per point (ms of guest time, mean ± sd)", ""]
+    for m in modes:
+        L.append("### %s" % m)
+        L.append("")
+        hdr = ["workload", "phase"] + ["point %d" % k for k in ks]
+        L.append("| " + " | ".join(hdr) + " |")
+        L.append("|" + "---|" * len(hdr))
+        for wl, ph in keys:
+            per = data.get((m, wl, ph), {})
+            cells = [wl, ph]
+            for k in ks:
+                v = list(per.get(k, {}).values())
+                cells.append("%s (n=%d)" % (fmt_ms(v), len(v)) if v else "-")
+            L.append("| " + " | ".join(cells) + " |")
+        L.append("")
+    return L
+
+
+def write_tsv(out, rows, locks, calls):
+    """Every sample; lockstat rows also <phase>:acquisitions, :contentions
+    for zswap's tree lock, <phase>:swapcg-acquisitions, ... for the other,
+    and <phase>:zswap_invalidate-calls, -slots."""
+    rows = list(rows)
+    for lk, counts, _ in locks:
+        p = "" if lk is LOCKS[0] else "swapcg-"
+        for (wl, ph), per in counts.items():
+            for k, runs in per.items():
+                for rnd, (a, c) in runs.items():
+                    rows += [("lockstat", rnd, k, wl,
+                              ph + ":" + p + "acquisitions", a),
+                             ("lockstat", rnd, k, wl,
+                              ph + ":" + p + "contentions", c)]
+    for (wl, ph), per in calls.items():
+        for k, runs in per.items():
+            for rnd, (c, sl, _) in runs.items():
+                rows += [("lockstat", rnd, k, wl,
+                          ph + ":zswap_invalidate-calls", c),
+                         ("lockstat", rnd, k, wl,
+                          ph + ":zswap_invalidate-slots", sl)]
+    with open(out + ".tsv", "w") as f:
+        f.write("mode\tround\tpoint\tworkload\tphase\tvalue\n")
+        for r in rows:
+            f.write("\t".join(map(str, r)) + "\n")
 
 
 def report(run, claims_path, out):
@@ -354,15 +570,18 @@ def report(run, claims_path, out):
     data = group(rows)
     modes = [m for m in meta.get("modes", "icount").split(",")
              if m != "lockstat" and any(k[0] == m for k in data)]
-    locks = [(lk,) + lock_counts(run, lk[0], lk[1]) for lk in LOCKS]
-    names = dict(points)
-    ks = [k for k, _ in points]
     # Workloads in the order they ran, from the mode that ran the most.
     keys = []
     for m in sorted(modes, key=lambda m: -sum(k[0] == m for k in data)):
         for mode, wl, ph in data:
             if mode == m and (wl, ph) not in keys:
                 keys.append((wl, ph))
+    if meta.get("compare") == "variants":
+        return variant_report(run, out, meta, points, rows, bad, data,
+                              modes, keys)
+    locks = [(lk,) + lock_counts(run, lk[0], lk[1]) for lk in LOCKS]
+    names = dict(points)
+    ks = [k for k, _ in points]
     L = header("Benchmarks", meta, points)
     L.append(
         "Times are guest CLOCK_MONOTONIC. In `icount` mode QEMU runs one "
@@ -411,18 +630,12 @@ def report(run, claims_path, out):
                                                   c["seed"]) if c else "-")]
             for m in modes:
                 per = data.get((m, wl, ph), {})
-                a, b = per.get(j, {}), per.get(k, {})
-                rounds = sorted(set(a) & set(b))
-                if not rounds:
+                p = paired(per, j, k)
+                if not p:
                     cells += ["-", "-", "no data"]
                     continue
-                xs, ys = [a[i] for i in rounds], [b[i] for i in rounds]
-                r, lo, hi = fieller(xs, ys)
-                same = len(xs) > 1 and len(set(xs)) == len(set(ys)) == 1
-                cells += ["%.4f (%d runs a point, identical)" % (r, len(xs))
-                          if same else "%s (n=%d)" % (ci_text(r, lo, hi),
-                                                      len(xs)),
-                          pct(r), verdict(lo, hi, c)]
+                _, _, r, lo, hi, text = p
+                cells += [text, pct(r), verdict(lo, hi, c)]
                 if not whole:
                     plot.append((k, m, wl, ph, (r, lo, hi)))
             L.append("| " + " | ".join(cells) + " |")
@@ -430,44 +643,18 @@ def report(run, claims_path, out):
     # swap_cgroup's lock: only where some point's kernel has one.
     locks = [(lk, c, n) for lk, c, n in locks if c and (
         lk is LOCKS[0] or any("no such lock" not in x for x in n))]
+    calls = calls_counts(run)
+    if calls:
+        L += calls_lines(calls, ks, names, meta)
     for lk, counts, lnotes in locks:
         L += lock_lines(counts, lnotes, ks, meta, lk)
-    L.append("## Means per point (ms of guest time, mean ± sd)")
-    L.append("")
-    for m in modes:
-        L.append("### %s" % m)
-        L.append("")
-        hdr = ["workload", "phase"] + ["point %d" % k for k in ks]
-        L.append("| " + " | ".join(hdr) + " |")
-        L.append("|" + "---|" * len(hdr))
-        for wl, ph in keys:
-            per = data.get((m, wl, ph), {})
-            cells = [wl, ph]
-            for k in ks:
-                v = list(per.get(k, {}).values())
-                cells.append("%s (n=%d)" % (fmt_ms(v), len(v)) if v else "-")
-            L.append("| " + " | ".join(cells) + " |")
-        L.append("")
+    L += means_lines(data, modes, keys, ks)
     det = determinism(data)
     if det:
         L += determinism_lines(det)
     with open(out + ".md", "w") as f:
         f.write("\n".join(L))
-    # value: usec; lockstat rows also <phase>:acquisitions, :contentions
-    # for zswap's tree lock, <phase>:swapcg-acquisitions, ... for the other
-    for lk, counts, _ in locks:
-        p = "" if lk is LOCKS[0] else "swapcg-"
-        for (wl, ph), per in counts.items():
-            for k, runs in per.items():
-                for rnd, (a, c) in runs.items():
-                    rows += [("lockstat", rnd, k, wl,
-                              ph + ":" + p + "acquisitions", a),
-                             ("lockstat", rnd, k, wl,
-                              ph + ":" + p + "contentions", c)]
-    with open(out + ".tsv", "w") as f:
-        f.write("mode\tround\tpoint\tworkload\tphase\tvalue\n")
-        for r in rows:
-            f.write("\t".join(map(str, r)) + "\n")
+    write_tsv(out, rows, locks, calls)
     write_plot(out, plot, names, modes, keys)
 
 
@@ -501,9 +688,10 @@ def determinism_lines(det):
     return L
 
 
-def write_plot(out, plot, names, modes, keys):
+def write_plot(out, plot, names, modes, keys, what="patched vs previous point"):
     """gnuplot data and script: percent change per workload and phase,
-    one bar per patch, one panel per mode, 95% CI as error bars."""
+    one bar per patch (or variant), one panel per mode, 95% CI as error
+    bars."""
     patches = sorted({p[0] for p in plot})
     if not patches:
         return
@@ -547,7 +735,7 @@ def write_plot(out, plot, names, modes, keys):
          "set style fill solid 0.7 border -1",
          "set grid ytics",
          "set xtics rotate by -50 scale 0 font ',8'",
-         "set ylabel 'patched vs previous point, % (95% CI)'",
+         "set ylabel '%s, %% (95%% CI)'" % what,
          "set key below"]
     for i, m in enumerate(modes):
         g.append("set title '%s mode (clipped to +-%.2g%%)'" % (m, clips[m]))

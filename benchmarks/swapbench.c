@@ -11,6 +11,10 @@
  *            in the swap cache through memory.reclaim (part of "out")
  *   unmap    "out" as pageout, then munmap() the buffer (phase "free"):
  *            the slots are freed with their zswap entries still there
+ *   exit     a child process does "out" as pageout and waits; the parent
+ *            kills it (SIGKILL) and times from the signal to the return of
+ *            waitpid() (phase "exit"): the exit frees the slots with their
+ *            zswap entries still there
  *   memcg    fill the buffer inside a memory cgroup limited to PCT% of it
  *            (reclaim pushes out the rest), then lift the limit
  *   par      PROCS processes, each in its own memcg, run "memcg" on
@@ -26,16 +30,22 @@
  * Output, one line each (times from CLOCK_MONOTONIC; under QEMU -icount
  * the guest clock counts instructions):
  *   BENCH <name> <phase> <usec>      phase: out, in (mix: fill, run;
- *                                    unmap: out, free); par and mix also
+ *                                    unmap: out, free; exit: out, exit);
+ *                                    par and mix also
  *                                    <phase>-cpu, the CPU time of all
  *                                    workers in the phase
- *   STAT <name> <phase> <counter> <delta>   /proc/vmstat deltas (unmap:
- *                                    also zswap_freed_kb, the drop of
- *                                    Zswapped in /proc/meminfo)
+ *   STAT <name> <phase> <counter> <delta>   /proc/vmstat deltas (unmap,
+ *                                    exit: also zswap_freed_kb, the drop
+ *                                    of Zswapped in /proc/meminfo)
  *   LOCK <name> <phase> <class> <contentions> <acquisitions>
  *                                    where /proc/lock_stat exists
  *                                    (CONFIG_LOCK_STAT): the XArray lock
  *                                    classes taken in the phase
+ *   CALLS <name> <phase> zswap_invalidate <calls> <slots> <largest>
+ *                                    where guest/lib.sh set up its kprobe
+ *                                    event (lockstat kernels): the calls
+ *                                    in the phase, the slots they covered
+ *                                    and the most slots of one call
  *   BENCH-ERR <name> <what>          and exit 1: data did not come back
  */
 #define _GNU_SOURCE
@@ -196,9 +206,53 @@ static void lockstat_print(const char *phase)
 		fclose(f);
 }
 
-/* The start of a phase: clear the lock statistics, then read vmstat. */
+/* Calls of zswap_invalidate() and the slots they cover: guest/lib.sh puts
+ * a kprobe event on it whose field nr is the call's slot count (1 where it
+ * takes one slot) and a hist trigger keyed by nr, this very INV_HIST, on
+ * it. Cleared at the start of a phase, read at its end. */
+#define INV_EVENT "/sys/kernel/tracing/events/swapbench/zsinv/"
+#define INV_HIST "hist:keys=nr:vals=hitcount:sort=nr"
+
+static void inv_clear(void)
+{
+	static const char cmd[] = INV_HIST ":clear";
+	int fd = open(INV_EVENT "trigger", O_WRONLY | O_APPEND);
+
+	if (fd >= 0 && write(fd, cmd, sizeof(cmd) - 1) != sizeof(cmd) - 1)
+		fail("clear the zswap_invalidate histogram");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void inv_print(const char *phase)
+{
+	unsigned long long calls = 0, slots = 0, nr, hits, most = 0, lost = 0;
+	char line[256];
+	FILE *f = fopen(INV_EVENT "hist", "r");
+
+	if (!f)
+		return;
+	/* "{ nr:          1 } hitcount:      16384", then "Dropped: 0" */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "{ nr: %llu } hitcount: %llu", &nr, &hits) == 2) {
+			calls += hits;
+			slots += nr * hits;
+			most = nr > most ? nr : most;
+		}
+		sscanf(line, " Dropped: %llu", &lost);
+	}
+	fclose(f);
+	errno = 0;
+	if (lost)
+		fail("the zswap_invalidate histogram dropped calls");
+	printf("CALLS %s %s zswap_invalidate %llu %llu %llu\n", name, phase,
+	       calls, slots, most);
+}
+
+/* The start of a phase: clear the counts, then read vmstat. */
 static void begin(uint64_t *v)
 {
+	inv_clear();
 	lockstat_clear();
 	vmstat(v);
 }
@@ -210,6 +264,7 @@ static void report(const char *phase, uint64_t us, const uint64_t *v0)
 
 	vmstat(v1);
 	lockstat_print(phase);
+	inv_print(phase);
 	printf("BENCH %s %s %llu\n", name, phase, (unsigned long long)us);
 	for (i = 0; i < NCOUNTERS; i++)
 		if (v1[i] != v0[i])
@@ -405,6 +460,52 @@ static void run_unmap(size_t pages, enum pattern p)
 	cg_leave(0);
 }
 
+/* Free pages still held in zswap (or on the device) at process exit: a
+ * child pushes its buffer out and waits; SIGKILL, and the exit frees the
+ * slots, timed from the signal to waitpid()'s return. */
+static void run_exit(size_t pages, enum pattern p)
+{
+	uint64_t v[NCOUNTERS], t;
+	int ready[2], st;
+	pid_t pid;
+	long kb;
+	char c;
+
+	if (pipe(ready))
+		fail("pipe");
+	pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		close(ready[0]);
+		pushed_out(pages, p);
+		if (write(ready[1], "r", 1) != 1)
+			fail("sync");
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1) {
+		errno = 0;
+		waitpid(pid, NULL, 0);
+		fail("the child ended before its buffer was out");
+	}
+	kb = meminfo("Zswapped");
+	begin(v);
+	t = now_us();
+	if (kill(pid, SIGKILL) || waitpid(pid, &st, 0) != pid)
+		fail("kill the child");
+	report("exit", now_us() - t, v);
+	errno = 0;
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+		fail("the child did not end by the signal");
+	kb -= meminfo("Zswapped");
+	if (kb)
+		printf("STAT %s exit zswap_freed_kb %ld\n", name, kb);
+	/* cg_leave() without the move: the child was the cgroup's one task. */
+	rmdir(cgpath(0, NULL));
+}
+
 /* Tell the parent a phase is done (with its CPU time), wait for the next. */
 static void sync_parent(int go, int done, uint64_t cpu)
 {
@@ -566,7 +667,7 @@ int main(int argc, char **argv)
 		case 'k': k = atoi(optarg); break;
 		case 'l': pct = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
+			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|exit|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -586,6 +687,8 @@ int main(int argc, char **argv)
 		run_pageout(pages, p);
 	else if (!strcmp(driver, "unmap"))
 		run_unmap(pages, p);
+	else if (!strcmp(driver, "exit"))
+		run_exit(pages, p);
 	else if (!strcmp(driver, "memcg"))
 		worker(0, pages, p, pct, 0, -1, -1);
 	else if (!strcmp(driver, "par"))

@@ -10,6 +10,10 @@
 #   zs.bench.cachedev=D   swap device of the swapcache group: vda (the
 #                         virtio disk, default) or loop (a loop device on
 #                         a ramfs file, whose I/O runs in the guest)
+#   zs.bench.invarg=A     count the calls of zswap_invalidate() and the
+#                         slots they cover (lockstat kernels only): N:TYPE,
+#                         its slot count is argument N of type TYPE (e.g.
+#                         2:u32), or none: it takes one slot a call
 
 opt() {
 	# shellcheck disable=SC2013 # the command line is one line of words
@@ -45,6 +49,34 @@ set_zswap() {
 	echo $v >/sys/module/zswap/parameters/enabled ||
 		{ echo "BENCH-ERR setup zswap $1"; exit 1; }
 }
+
+# inv_probe: with zs.bench.invarg, a kprobe event on zswap_invalidate()
+# whose field nr is the call's slot count (an immediate 1 where it takes
+# one slot), and a hist trigger keyed by nr that sums the calls: swapbench
+# clears and reads it around each phase (CALLS lines) with this very
+# trigger string. The trigger alone enables the event, softly: nothing
+# goes to the trace buffer. Set up once, the first group that runs.
+inv_probe() {
+	inv=$(opt bench.invarg "")
+	t=/sys/kernel/tracing
+	[ -n "$inv" ] || return 0
+	if [ ! -d $t/events ] && ! mount -t tracefs tracefs $t; then
+		echo "BENCH-ERR setup tracefs"
+		exit 1
+	fi
+	[ -d $t/events/swapbench/zsinv ] && return 0
+	case $inv in
+	none) fetch='nr=\1:u32' ;;
+	*) fetch="nr=\$arg${inv%%:*}:${inv#*:}" ;;
+	esac
+	if ! printf 'p:swapbench/zsinv zswap_invalidate %s\n' "$fetch" >>$t/kprobe_events ||
+		! echo 'hist:keys=nr:vals=hitcount:sort=nr' >>$t/events/swapbench/zsinv/trigger; then
+		echo "BENCH-ERR setup the kprobe event on zswap_invalidate ($fetch)"
+		exit 1
+	fi
+	echo "# zswap_invalidate: kprobe event $fetch"
+}
+inv_probe
 
 # A small untimed round first, so that every workload meets warm slabs.
 warmup() {

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Time the XArray part of four forms of zswap_invalidate() (the base's
+# per-slot xa_erase(), xa_load() then xa_erase(), v1's lockless walk with
+# the state reused, v2's range form) on this machine's own CPUs: build
+# benchmarks/xarray/zswap_forms.c with the kernel's userspace XArray
+# harness (tools/testing/radix-tree of the base tree, against liburcu) in
+# a scratch folder, run it, and write the report: ns per slot and ratios
+# to the base with their spread (benchmarks/xarray-report.py).
+#
+#   benchmarks/xarray-bench.sh [options]
+#     --tree DIR       kernel tree to take the harness and lib/xarray.c
+#                      from: its zs-base tag if it has one, else its HEAD,
+#                      else its files (default: the mainline base, from
+#                      ci/tree.sh mainline); only ever read
+#     --threads LIST   thread counts (default 1,2); above 1, each count
+#                      runs on one shared tree and on a tree a thread
+#     --sizes LIST     range sizes in slots, powers of two (default 1,16,512)
+#     --reps N         timed repetitions of every form per configuration
+#                      (default 1000), in --rounds runs of each binary
+#     --rounds N       runs of each binary, the binaries taking turns
+#                      (default 10): the machine's load changes while
+#                      they run, and each configuration gets a share of
+#                      every period
+#     --warmup N       untimed repetitions at the start of every
+#                      configuration of a run (default 5)
+#     --lock LIST      mutex (the harness's spinlock_t, a pthread mutex),
+#                      spin (benchmarks/xarray/zs-spinlock.h); default both
+#     --pin            pin thread t to CPU t
+#     --static         link statically, so that the binary can be carried
+#                      to a machine without liburcu or a kernel tree
+#     --build-only DIR build, copy the binaries to DIR as
+#                      zswap_forms-<lock>, run nothing
+#     --binary FILE    run this zswap_forms instead of building (repeat it
+#                      for each lock; --tree, --lock, --static unused)
+#     --build-dir DIR  scratch folder (default
+#                      ~/.cache/zswap-series/xarray-bench); remade each run
+#     --report FILE    report path without suffix (default
+#                      benchmarks/results/<date>-xarray-harness)
+#     --note TEXT      a line for the report's notes (repeatable)
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../ci/lib.sh"
+BENCH_DIR=$REPO_DIR/benchmarks
+cmd=benchmarks/xarray-bench.sh
+for a in "$@"; do
+	if [[ $a =~ ^[A-Za-z0-9_./,=:+-]+$ ]]; then cmd+=" $a"; else cmd+=" $(printf '%q' "$a")"; fi
+done
+day=$(date -u +%Y-%m-%d)
+
+tree="" threads=1,2 sizes=1,16,512 reps=1000 rounds=10 warmup=5 locks=mutex,spin
+pin=0 static=0 build_only="" build_dir=$CACHE_DIR/xarray-bench report=""
+binaries=() notes=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--pin) pin=1; shift; continue ;;
+	--static) static=1; shift; continue ;;
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
+	case $1 in
+	--tree) tree=$2 ;;
+	--build-only) build_only=$2 ;;
+	--threads) threads=$2 ;;
+	--sizes) sizes=$2 ;;
+	--reps) reps=$2 ;;
+	--rounds) rounds=$2 ;;
+	--warmup) warmup=$2 ;;
+	--lock) locks=$2 ;;
+	--binary) binaries+=("$(realpath "$2")") ;;
+	--build-dir) build_dir=$2 ;;
+	--report) report=$2 ;;
+	--note) notes+=("$2") ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+	shift 2
+done
+[[ $threads =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--threads $threads: a list such as 1,2"
+[[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: a list such as 1,16,512"
+[[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps $reps: a count"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: a count"
+[ $((reps % rounds)) -eq 0 ] || die "--reps $reps: not a multiple of --rounds $rounds"
+[[ $warmup =~ ^[0-9]+$ ]] || die "--warmup $warmup: a count"
+IFS=, read -ra lock_list <<<"$locks"
+for l in "${lock_list[@]}"; do
+	case $l in mutex|spin) ;; *) die "--lock: $l is neither mutex nor spin" ;; esac
+done
+report=${report:-$BENCH_DIR/results/$day-xarray-harness}
+
+# extract SRC REV|"" DST: the files of the kernel tree the harness needs,
+# from a git revision or, with no revision, from the working files.
+harness_paths=(Makefile lib include tools/include tools/lib tools/scripts
+	tools/arch/x86/include tools/testing/shared tools/testing/radix-tree)
+extract() {
+	mkdir -p "$3"
+	if [ -n "$2" ]; then
+		git -C "$1" archive "$2" "${harness_paths[@]}" | tar -x -C "$3"
+	else
+		tar -C "$1" -cf - "${harness_paths[@]}" | tar -x -C "$3"
+	fi
+}
+
+# The kernel version a tree's top Makefile names.
+kernel_version() {
+	awk -F' *= *' 'seen[$1]++ { next }
+		$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
+		END { printf "%s.%s.%s%s\n", v, p, s, e }' "$1"
+}
+
+build() {
+	local src=$build_dir/src rev="" lock dir flags
+	if [ -n "$tree" ]; then
+		tree=$(realpath "$tree")
+		if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/lib/" ]; then
+			die "$tree: not a kernel tree (no Makefile or lib/)"
+		fi
+		if git -C "$tree" rev-parse -q --verify zs-base >/dev/null 2>&1; then
+			rev=zs-base
+		elif [ "$(git -C "$tree" rev-parse --show-toplevel 2>/dev/null)" = "$tree" ]; then
+			rev=HEAD
+		fi
+		tree_desc="$tree${rev:+ at $rev ($(git -C "$tree" rev-parse --short "$rev"))}"
+	else
+		say "tree: the mainline base (ci/tree.sh mainline)"
+		local out
+		out=$("$CI_DIR/tree.sh" mainline)
+		eval "$out"
+		tree=$ZS_TREE rev=zs-base
+		tree_desc="$ZS_BASE_DESC, $tree at zs-base"
+	fi
+	"$CI_DIR/deps.sh" liburcu-dev || die "cannot install liburcu-dev"
+
+	say "build: extracting the harness into $src"
+	rm -rf "$build_dir"
+	extract "$tree" "$rev" "$src"
+	tree_desc+=", kernel $(kernel_version "$src/Makefile")"
+	for lock in "${lock_list[@]}"; do
+		# A sibling of radix-tree, so that the harness's relative
+		# paths hold; the harness's own folder stays as it came.
+		dir=$src/tools/testing/zswap-forms-$lock
+		cp -r "$src/tools/testing/radix-tree" "$dir"
+		cp "$BENCH_DIR"/xarray/{zswap_forms.c,xarray-nodebug.c,zs-spinlock.h} "$dir/"
+		cp "$BENCH_DIR/xarray/Makefile" "$dir/Makefile.zswap"
+		local mk=(make -s -C "$dir" -f Makefile.zswap SHIFT=6 "STATIC=$static")
+		[ "$lock" = spin ] && mk+=(LOCK=spin)
+		flags=$("${mk[@]}" print-flags)
+		# Strings for the binary to print with its results.
+		{
+			printf '#define ZS_BUILD_INFO "%s"\n' "${tree_desc//\"/\'}, XA_CHUNK_SHIFT from SHIFT=6"
+			printf '#define ZS_CFLAGS "%s"\n' "$flags"
+		} >"$dir/zs-build-info.h"
+		say "build: zswap_forms ($lock lock$([ "$static" -eq 1 ] && echo ", static"))"
+		"${mk[@]}" -j"$(nproc)" zswap_forms >"$dir/build.log" 2>&1 ||
+			{ cat "$dir/build.log" >&2; die "build failed ($dir/build.log)"; }
+		binaries+=("$dir/zswap_forms")
+	done
+}
+
+[ ${#binaries[@]} -gt 0 ] || build
+if [ -n "$build_only" ]; then
+	[ ${#lock_list[@]} -eq ${#binaries[@]} ] || die "--build-only builds; it takes no --binary"
+	mkdir -p "$build_only"
+	for i in "${!binaries[@]}"; do
+		cp "${binaries[$i]}" "$build_only/zswap_forms-${lock_list[$i]}"
+		echo "$build_only/zswap_forms-${lock_list[$i]}"
+	done
+	exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "command: $cmd"
+	echo "cpu: ${cpu:-unknown}, $(nproc) CPUs online"
+	echo "host kernel: $(uname -r)"
+	echo "niceness: $(nice)"
+	echo "rounds: $rounds"
+	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	for n in "${notes[@]}"; do echo "note: $n"; done
+} >"$work/meta"
+per_round=$((reps / rounds))
+args=(--threads "$threads" --sizes "$sizes" --reps "$per_round" --warmup "$warmup")
+[ "$pin" -eq 1 ] && args+=(--pin)
+say "run: ${#binaries[@]} binaries, $rounds rounds of $per_round repetitions, ${args[*]}"
+for ((r = 0; r < rounds; r++)); do
+	for i in "${!binaries[@]}"; do
+		say "run: round $((r + 1))/$rounds, ${binaries[$i]}"
+		if ! "${binaries[$i]}" "${args[@]}" --first-rep $((r * per_round)) \
+			>>"$work/samples-$i.tsv" 2>"$work/progress"; then
+			cat "$work/progress" >&2
+			die "${binaries[$i]} failed"
+		fi
+	done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/meta"
+mkdir -p "$(dirname "$report")"
+python3 "$BENCH_DIR/xarray-report.py" "$report" "$work/meta" "$work"/samples-*.tsv
+say "report: $report.md ($report.tsv.gz)"

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Report of benchmarks/xarray-bench.sh (standard library only).
+
+    xarray-report.py OUT META SAMPLES...  -> OUT.md, OUT.tsv.gz
+
+META holds the script's "key: value" lines (several "note" keys allowed);
+each SAMPLES file is one zswap_forms binary's output, its runs appended:
+"# key<TAB>value" lines, a header, then per repetition, form and thread
+the ns it took for its slots. A repetition's cost of a form is the mean over the threads of
+ns per slot; each form is compared with the base in the same repetition
+(the forms ran round-robin, so a repetition's forms met the same load):
+the median of those ratios, its 95% confidence interval from order
+statistics (distribution-free), and their 5th and 95th percentiles. Means
+are left out: on a loaded machine a repetition the scheduler preempted
+takes ten times as long, and such tails decide a mean.
+"""
+import collections
+import gzip
+import io
+import math
+import os
+import statistics
+import sys
+
+FORMS = ["base", "load-erase", "v1", "v2"]
+FORM_TEXT = {
+    "base": "the base, 7.3: per slot, `xa_empty()` then `xa_erase()`",
+    "load-erase": "per slot, `xa_load()`, then `xa_erase()` only if found "
+                  "(the 2024 thread's suggestion)",
+    "v1": "v1, `zswap_tree_erase()` of the series' 0001 before v2 "
+          "(commit 47392cc): per slot, a lockless `xas_load()`, then "
+          "under the lock `xas_reload()` and `xas_store(NULL)` through the "
+          "same state",
+    "v2": "the series' range form: per range, a lockless `xa_find()` "
+          "(`xa_load()` for one slot); if it finds an entry, a fresh state "
+          "and one lock hold erasing up to 16 entries, repeated after a "
+          "lookup while the batch comes back full",
+}
+KEY = ("lock", "threads", "trees", "range", "entries")
+# A repetition in which the threads ran a form together for at least this
+# share of its time counts as overlapped: they could contend.
+OVERLAPPED = 0.5
+MIN_OVERLAPPED = 10
+
+
+def read_samples(path):
+    meta, rows = [], []
+    header = None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# "):
+                k, _, v = line[2:].partition("\t")
+                if k not in dict(meta):
+                    meta.append((k, v))
+            elif header is None:
+                header = line.split("\t")
+            elif line and line.split("\t") != header:
+                rows.append(dict(zip(header, line.split("\t"))))
+    return meta, header, rows
+
+
+def quantile(vals, q):
+    """Linear interpolation between the closest ranks."""
+    s = sorted(vals)
+    pos = (len(s) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def median_ci(vals):
+    """95% CI of the median: the order statistics around it that the
+    binomial distribution of the sample below the median puts 1.96 standard
+    deviations away (normal approximation, fine from a few dozen samples)."""
+    n = len(vals)
+    k = int(math.floor((n - 1.96 * math.sqrt(n)) / 2))
+    if k < 0:
+        return None, None
+    s = sorted(vals)
+    return s[k], s[n - 1 - k]
+
+
+def spread(vals, fmt):
+    return "%s [%s, %s]" % (fmt % statistics.median(vals),
+                            fmt % quantile(vals, 0.05),
+                            fmt % quantile(vals, 0.95))
+
+
+def overlap_of(spans):
+    """The share of the threads' timed spans during which all of them
+    ran: 0 when one finished before another began."""
+    both = min(e for _, e in spans) - max(s for s, _ in spans)
+    return max(both, 0) / statistics.fmean(e - s for s, e in spans)
+
+
+def together(overlap, form):
+    """The repetitions in which the threads overlapped both in the base
+    and in the form."""
+    return [i for i, (ob, of) in enumerate(zip(overlap["base"], overlap[form]))
+            if ob >= OVERLAPPED and of >= OVERLAPPED]
+
+
+def analyse(rows):
+    """Per configuration: {form: [ns/slot per rep]} and {form: [overlap
+    per rep]} (None with one thread)."""
+    cost = collections.defaultdict(lambda: collections.defaultdict(dict))
+    spans = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in rows:
+        key = tuple(r[k] for k in KEY)
+        per_slot = int(r["ns"]) / int(r["slots"])
+        cell = cost[key][r["form"]]
+        cell.setdefault(int(r["rep"]), []).append(per_slot)
+        start = int(r["start_ns"])
+        spans[key][(int(r["rep"]), r["form"])].append(
+            (start, start + int(r["ns"])))
+    out = {}
+    for key, forms in cost.items():
+        reps = sorted(forms["base"])
+        series = {f: [statistics.fmean(forms[f][i]) for i in reps]
+                  for f in FORMS}
+        overlap = None
+        if key[1] != "1":
+            overlap = {f: [overlap_of(spans[key][(i, f)]) for i in reps]
+                       for f in FORMS}
+        out[key] = (series, overlap)
+    return out
+
+
+def config_title(key):
+    lock, threads, trees, rng, entries = key
+    who = "1 thread" if threads == "1" else "%s threads, %s" % (
+        threads, "one shared tree" if trees == "same" else "a tree each")
+    return "%s; %s-slot ranges; entries %s" % (who, rng, entries)
+
+
+def order(key):
+    lock, threads, trees, rng, entries = key
+    return (lock, int(threads), trees != "same", int(rng), entries != "present")
+
+
+def write(out, meta_path, sample_paths):
+    meta = []
+    with open(meta_path) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition(": ")
+            meta.append((k, v))
+    m = dict(meta)
+    binaries, rows, header = [], [], None
+    for p in sample_paths:
+        bmeta, header, brows = read_samples(p)
+        binaries.append(bmeta)
+        rows += brows
+    if not rows:
+        sys.exit("xarray-report.py: no samples")
+    res = analyse(rows)
+    keys = sorted(res, key=order)
+    nreps = len(res[keys[0]][0]["base"])
+
+    # Compressed: a run holds a quarter of a million samples.
+    # Compressed: a run holds a quarter of a million samples. No time in
+    # the header, so that the same samples give the same file.
+    with gzip.GzipFile(out + ".tsv.gz", "wb", mtime=0) as z, \
+            io.TextIOWrapper(z, encoding="utf-8") as f:
+        for k, v in meta:
+            f.write("# run %s\t%s\n" % (k, v))
+        for i, bmeta in enumerate(binaries):
+            for k, v in bmeta:
+                f.write("# binary %d %s\t%s\n" % (i, k, v))
+        f.write("\t".join(header) + "\n")
+        for r in rows:
+            f.write("\t".join(r[h] for h in header) + "\n")
+
+    L = []
+    L.append("# zswap_invalidate()'s XArray part, timed in the userspace "
+             "XArray harness")
+    L.append("")
+    L.append("Made by `%s` on %s (`nice` %s), the report written by "
+             "`benchmarks/xarray-report.py`; every sample is in `%s.tsv.gz`."
+             % (m["command"], m["date"], m["niceness"],
+                os.path.basename(out)))
+    L.append("")
+    L.append("- CPU: %s; host kernel %s" % (m["cpu"], m["host kernel"]))
+    L.append("- load average (1, 5, 15 min): %s before, %s after"
+             % (m["load before"], m["load after"]))
+    for i, bmeta in enumerate(binaries):
+        b = dict(bmeta)
+        L.append("- binary %d: %s" % (i, b["build"]))
+        L.append("  - %s; flags `%s`; XA_CHUNK_SHIFT %s (64-slot nodes "
+                 "as in the kernel)" % (b["compiler"], b["cflags"],
+                                        b["xa_chunk_shift"]))
+        L.append("  - lock: %s; RCU: %s" % (b["lock"], b["rcu"]))
+        L.append("  - %s repetitions a configuration (%s runs of %s, each "
+                 "after %s untimed), %s slots a tree, a struct xarray of %s "
+                 "bytes, threads pinned: %s, %s CPUs online"
+                 % (nreps, m["rounds"], b["reps"], b["warmup"],
+                    b["tree_slots"], b["sizeof_xarray"], b["pinned"],
+                    b["online_cpus"]))
+    notes = [v for k, v in meta if k == "note"]
+    if notes:
+        L.append("")
+        L.append("Notes:")
+        L.append("")
+        for n in notes:
+            L.append("- " + n)
+    L.append("")
+    L.append("## What runs")
+    L.append("")
+    for f in FORMS:
+        L.append("- `%s`: %s" % (f, FORM_TEXT[f]))
+    L.append("")
+    L.append("Each per-slot form is a non-inlined function called once a "
+             "slot, as `swap_range_free()` calls `zswap_invalidate()`; v2 "
+             "is called once a range. A tree has 16384 slots (64 MiB of "
+             "swap); R-slot ranges, aligned to R, are freed at every other "
+             "R-slot block, the blocks between keep their entries, so the "
+             "tree is never empty. `present`: every slot holds an entry "
+             "(a pointer to a 64-byte object); `absent`: the ranges freed "
+             "are empty. Thread t frees the ranges of the 512-slot clusters "
+             "c with c % threads == t (1024-slot blocks at R = 512); "
+             "`one shared tree`: all threads in one tree, sharing its lock "
+             "and upper nodes; `a tree each`: the same ranges in a tree of "
+             "the thread's own, the trees adjacent in one array as "
+             "`zswap_swapon()` allocates them (a kernel's struct xarray is "
+             "16 bytes, four to a cache line, as with the spinning lock "
+             "here; the harness's mutex makes it 56), so that two threads "
+             "in neighbouring trees share the cache line of their trees' "
+             "locks. A repetition runs every "
+             "form once, in an order rotated from one repetition to the "
+             "next; the threads meet at a spinning barrier before a form "
+             "and after it, and then, untimed, check the count of entries returned "
+             "and that their ranges are empty, and store the entries "
+             "back. Every repetition's check passed (the binary exits "
+             "non-zero otherwise), and at the end of every configuration "
+             "each tree held exactly its layout.")
+    L.append("")
+    L.append("Cells: `median [5th, 95th percentile]` over the repetitions. "
+             "ns/slot is a repetition's time over the slots freed, the "
+             "mean over the threads; the ratio is the form's ns/slot over "
+             "the base's in the same repetition, and the next column the 95% "
+             "confidence interval of the median ratio (order statistics). "
+             "Means are left out: a repetition that the scheduler preempted "
+             "takes many times as long, and on a loaded machine such tails "
+             "would decide a mean. "
+             "With more than one thread, \"overlap\" is the share of the "
+             "threads' timed spans during which all of them ran the form "
+             "(0 when one had finished before the other began): where it "
+             "is low, the threads did not contend; the last column takes only "
+             "the repetitions in which both the base and the form "
+             "overlapped by at least " + str(OVERLAPPED) + ": their count, "
+             "the form's median ns/slot and ratio to the base there.")
+    L.append("")
+    L.append("## Summary: median ratio to the base")
+    L.append("")
+    L.append("Medians over all repetitions; with two threads or more, in "
+             "parentheses, over the repetitions in which the threads "
+             "overlapped (both the base's and the form's overlap at least "
+             "%s), where there are at least %d of them, and the count of "
+             "the base's such repetitions. The spread of every figure is in "
+             "the sections below." % (OVERLAPPED, MIN_OVERLAPPED))
+    L.append("")
+    L.append("| lock | threads | trees | range | entries | overlapped | "
+             "base ns/slot | load-erase | v1 | v2 |")
+    L.append("| --- | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: "
+             "| ---: |")
+    for key in keys:
+        series, overlap = res[key]
+        base = series["base"]
+        nov = "-"
+        cost = "%.1f" % statistics.median(base)
+        if overlap:
+            both = together(overlap, "base")
+            nov = "%d" % len(both)
+            if len(both) >= MIN_OVERLAPPED:
+                cost += " (%.1f)" % statistics.median(base[i] for i in both)
+        cells = []
+        for f in FORMS[1:]:
+            ratios = [y / x for x, y in zip(base, series[f])]
+            cell = "%.3f" % statistics.median(ratios)
+            if overlap:
+                both = together(overlap, f)
+                if len(both) >= MIN_OVERLAPPED:
+                    cell += " (%.3f)" % statistics.median(ratios[i] for i in both)
+            cells.append(cell)
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            key[0], key[1], "-" if key[1] == "1" else key[2], key[3], key[4],
+            nov, cost, " | ".join(cells)))
+    lock = None
+    for key in keys:
+        series, overlap = res[key]
+        if key[0] != lock:
+            lock = key[0]
+            L.append("")
+            L.append("## Lock: %s" % lock)
+        L.append("")
+        L.append("### %s" % config_title(key))
+        L.append("")
+        cols = ["form", "ns/slot", "ratio to base", "95% CI of the median ratio"]
+        if overlap:
+            cols[2:2] = ["overlap"]
+            cols.append("overlapped: n, ns/slot, ratio")
+        L.append("| " + " | ".join(cols) + " |")
+        L.append("| --- |" + " ---: |" * (len(cols) - 1))
+        base = series["base"]
+        for f in FORMS:
+            y = series[f]
+            ratios = [b / a for a, b in zip(base, y)]
+            lo, hi = median_ci(ratios)
+            cells = [f, spread(y, "%.2f")]
+            if overlap:
+                cells.append(spread(overlap[f], "%.2f"))
+            if f == "base":
+                cells += ["1", "-"]
+            else:
+                cells.append(spread(ratios, "%.3f"))
+                cells.append("[%.3f, %.3f]" % (lo, hi)
+                             if lo is not None else "too few repetitions")
+            if overlap:
+                both = together(overlap, f)
+                cells.append("%d, %s, %s" % (
+                    len(both),
+                    "%.2f" % statistics.median(y[i] for i in both)
+                    if both else "-",
+                    "%.3f" % statistics.median(ratios[i] for i in both)
+                    if both and f != "base" else "-"))
+            L.append("| " + " | ".join(cells) + " |")
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    write(sys.argv[1], sys.argv[2], sys.argv[3:])

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zswap_forms.c: the XArray part of four forms of zswap_invalidate(), timed
+ * on the host's own CPUs with the kernel's userspace XArray harness
+ * (tools/testing/radix-tree: lib/xarray.c built in userspace against
+ * liburcu). benchmarks/xarray-bench.sh builds it in a copy of the harness
+ * and writes the report; benchmarks/README.md describes both.
+ *
+ *   zswap_forms [--threads 1,2] [--sizes 1,16,512] [--reps N]
+ *               [--warmup N] [--first-rep N] [--pin]
+ *
+ * (--first-rep numbers the repetitions from N, for a run made of rounds.)
+ *
+ * A tree is what zswap keeps for 64 MiB of swap: 16384 slots, entries that
+ * are real pointers (one 64-byte object each). Ranges of R slots, aligned
+ * to R, are freed at every other R-slot block; the blocks between them
+ * keep their entries, so the tree is never empty. "present": every slot
+ * holds an entry; "absent": the ranges to free are empty, the blocks
+ * between them full. Thread t frees the ranges that lie in the clusters
+ * c (512 slots; 1024-slot blocks for R = 512, as only every other cluster
+ * holds a range) with c % threads == t: swap hands each CPU clusters of
+ * its own. "same": all threads free in one tree, so they share its lock
+ * and upper nodes; "own": each thread frees the same ranges in a tree of
+ * its own, the trees adjacent in one array as zswap_swapon() allocates
+ * them.
+ *
+ * One repetition runs every form once, in an order rotated from one
+ * repetition to the next; before each form the threads meet at a barrier,
+ * each times its own ranges, they meet again, and then (untimed) each
+ * checks what the form returned and that its ranges are empty, and stores
+ * the entries back. Output, on stdout: "# key<TAB>value" lines, a header,
+ * then one row per repetition, form and thread with its time in ns and
+ * when it started (which shows whether the threads overlapped).
+ */
+#define _GNU_SOURCE	/* sched_setaffinity() */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shared.h"
+#include <linux/xarray.h>
+#include <linux/radix-tree.h>
+
+#include "zs-build-info.h"
+
+#ifdef ZS_SPINLOCK
+#define ZS_LOCK "spin"
+#define ZS_LOCK_TEXT "spinning (zs-spinlock.h: cmpxchg to lock, a release store to unlock)"
+#else
+#define ZS_LOCK "mutex"
+#define ZS_LOCK_TEXT "the harness's spinlock_t, a pthread mutex"
+#endif
+
+#define TREE_SLOTS	16384UL	/* SWAP_ADDRESS_SPACE_PAGES: 64 MiB of 4 KiB */
+#define CLUSTER		512UL	/* SWAPFILE_CLUSTER */
+#define ERASE_BATCH	16	/* ZSWAP_ERASE_BATCH of the v2 design */
+#define MAX_THREADS	64
+
+/* Stands for a struct zswap_entry: only its address goes into the tree. */
+struct zs_entry {
+	unsigned long index;
+	unsigned long pad[7];
+};
+
+/*
+ * (a) The base: swap_range_free() calls zswap_invalidate() once per slot,
+ * which returns at once on an empty tree, else erases under the lock.
+ */
+static noinline void *base_invalidate(struct xarray *tree, unsigned long index)
+{
+	if (xa_empty(tree))
+		return NULL;
+	return xa_erase(tree, index);
+}
+
+/*
+ * (b) What the 2024 thread suggested instead of a lockless walk of its
+ * own: look the slot up (RCU inside xa_load()) and take the lock only to
+ * erase what was found.
+ */
+static noinline void *load_erase_invalidate(struct xarray *tree,
+					    unsigned long index)
+{
+	void *entry;
+
+	if (xa_empty(tree))
+		return NULL;
+	entry = xa_load(tree, index);
+	if (entry)
+		entry = xa_erase(tree, index);
+	return entry;
+}
+
+/*
+ * (c) v1 (zswap_tree_erase() of the series' 0001 as it was before v2,
+ * commit 47392cc of this repository): a lockless xas_load() under RCU;
+ * if it found an entry, lock, check with xas_reload() that it is still
+ * there and store NULL through the same state, else reset the state and
+ * walk again under the lock.
+ */
+static noinline void *v1_tree_erase(struct xarray *tree, unsigned long index)
+{
+	XA_STATE(xas, tree, index);
+	void *entry;
+
+	rcu_read_lock();
+	do {
+		entry = xas_load(&xas);
+	} while (xas_retry(&xas, entry));
+	if (entry) {
+		xas_lock(&xas);
+		if (xas_reload(&xas) != entry) {
+			xas_reset(&xas);
+			entry = xas_load(&xas);
+		}
+		if (entry)
+			xas_store(&xas, NULL);
+		xas_unlock(&xas);
+	}
+	rcu_read_unlock();
+	return entry;
+}
+
+static noinline void *v1_invalidate(struct xarray *tree, unsigned long index)
+{
+	if (xa_empty(tree))
+		return NULL;
+	return v1_tree_erase(tree, index);
+}
+
+/*
+ * (d) v2, the range form of the series' 0001 (zswap_tree_erase_range(),
+ * zswap_invalidate_range() and zswap_invalidate()): a lookup without the
+ * lock, xa_load() for one slot and xa_find() over a range; nothing there,
+ * no lock. Else a fresh state at the entry found, one lock hold that
+ * erases up to @size entries in one ordered walk into @batch, and
+ * *@index moved past the last one when the batch is full; again, after a
+ * lookup, while the batch comes back full.
+ */
+static noinline unsigned int v2_tree_erase_range(struct xarray *tree,
+						 unsigned long *index,
+						 unsigned long last,
+						 void **batch,
+						 unsigned int size)
+{
+	XA_STATE(xas, tree, *index);
+	unsigned int nr = 0;
+	void *entry;
+
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, last) {
+		xas_store(&xas, NULL);
+		batch[nr++] = entry;
+		if (nr == size) {
+			*index = xas.xa_index + 1;
+			break;
+		}
+	}
+	xas_unlock(&xas);
+	return nr;
+}
+
+static noinline unsigned long v2_invalidate_range(struct xarray *tree,
+						  unsigned long index,
+						  unsigned long last)
+{
+	void *batch[ERASE_BATCH];
+	unsigned long found = 0;
+	unsigned int n;
+
+	do {
+		n = v2_tree_erase_range(tree, &index, last, batch, ERASE_BATCH);
+		/* zswap_entry_free() of batch[0..n) goes here, unlocked. */
+		found += n;
+	} while (n == ERASE_BATCH && xa_find(tree, &index, last, XA_PRESENT));
+	return found;
+}
+
+/* Per slot forms: the loop is swap_range_free()'s, one call a slot. */
+#define PER_SLOT_FORM(name, fn)						\
+static noinline unsigned long name(struct xarray *tree,			\
+				   unsigned long first, unsigned int nr)\
+{									\
+	unsigned long found = 0;					\
+	unsigned int i;							\
+									\
+	for (i = 0; i < nr; i++)					\
+		found += fn(tree, first + i) != NULL;			\
+	return found;							\
+}
+PER_SLOT_FORM(form_base, base_invalidate)
+PER_SLOT_FORM(form_load_erase, load_erase_invalidate)
+PER_SLOT_FORM(form_v1, v1_invalidate)
+
+/* v2's zswap_invalidate(): one call for the range. */
+static noinline unsigned long form_v2(struct xarray *tree, unsigned long first,
+				      unsigned int nr)
+{
+	unsigned long index = first, last = first + nr - 1;
+
+	if (xa_empty(tree))
+		return 0;
+	if (nr == 1) {
+		if (!xa_load(tree, index))
+			return 0;
+	} else if (!xa_find(tree, &index, last, XA_PRESENT)) {
+		return 0;
+	}
+	return v2_invalidate_range(tree, index, last);
+}
+
+static const struct form {
+	const char *name;
+	unsigned long (*fn)(struct xarray *tree, unsigned long first,
+			    unsigned int nr);
+} forms[] = {
+	{ "base", form_base },
+	{ "load-erase", form_load_erase },
+	{ "v1", form_v1 },
+	{ "v2", form_v2 },
+};
+#define NR_FORMS ((int)(sizeof(forms) / sizeof(forms[0])))
+
+struct config {
+	unsigned int range;	/* slots a range */
+	int present;		/* entries at the ranges' slots */
+	int threads;
+	int same;		/* one tree for all threads */
+};
+
+struct worker {
+	pthread_t thread;
+	int id;
+	const struct config *cfg;
+	struct xarray *tree;
+	struct zs_entry *ents;	/* the tree's entries, by index */
+	unsigned long *first;	/* the ranges this thread frees */
+	unsigned int nr_ranges;
+	long long *ns;		/* [rep][form]: time taken */
+	long long *start;	/* [rep][form]: since the configuration began */
+};
+
+static int reps = 200, warmup = 5, first_rep, pin;
+static long long epoch;	/* when the configuration's threads started */
+
+static void die(const char *fmt, const char *what)
+{
+	fprintf(stderr, "zswap_forms: ");
+	fprintf(stderr, fmt, what);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/*
+ * A spinning barrier (sense-reversing): a thread sleeping in
+ * pthread_barrier_wait() takes tens of microseconds to wake, as long as a
+ * form takes, and the threads would run one after the other. It yields
+ * now and then, so that on a loaded machine a waiter that shares its CPU
+ * with the thread it waits for lets that one run.
+ */
+static struct {
+	int count;
+	int sense;
+} barrier;
+
+static void barrier_wait(int threads, int *sense)
+{
+	unsigned long spins = 0;
+	int s = !*sense;
+
+	*sense = s;
+	if (__atomic_add_fetch(&barrier.count, 1, __ATOMIC_ACQ_REL) == threads) {
+		__atomic_store_n(&barrier.count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&barrier.sense, s, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&barrier.sense, __ATOMIC_ACQUIRE) != s) {
+		if (++spins % 4096 == 0)
+			sched_yield();
+		else
+			__builtin_ia32_pause();
+	}
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void store_range(struct xarray *tree, struct zs_entry *ents,
+			unsigned long first, unsigned long nr)
+{
+	unsigned long i;
+
+	for (i = first; i < first + nr; i++)
+		if (xa_is_err(xa_store(tree, i, &ents[i], GFP_KERNEL)))
+			die("%s", "xa_store failed (out of memory?)");
+}
+
+/* The range starting at @first is one to free. */
+static int is_freed(const struct config *cfg, unsigned long first)
+{
+	return (first / cfg->range) % 2 == 0;
+}
+
+/* Which thread frees the range at @first. */
+static int owner(const struct config *cfg, unsigned long first)
+{
+	unsigned long unit = cfg->range > CLUSTER / 2 ? 2 * cfg->range : CLUSTER;
+
+	return (first / unit) % cfg->threads;
+}
+
+static void fill_tree(const struct config *cfg, struct xarray *tree,
+		      struct zs_entry *ents)
+{
+	unsigned long i;
+
+	for (i = 0; i < TREE_SLOTS; i++)
+		ents[i].index = i;
+	for (i = 0; i < TREE_SLOTS; i += cfg->range)
+		if (cfg->present || !is_freed(cfg, i))
+			store_range(tree, ents, i, cfg->range);
+}
+
+/*
+ * After a configuration: every slot holds its own entry, except the
+ * freed ranges when entries are absent, which are empty.
+ */
+static void check_tree(const struct config *cfg, struct xarray *tree,
+		       struct zs_entry *ents)
+{
+	unsigned long i;
+
+	for (i = 0; i < TREE_SLOTS; i++) {
+		void *want = cfg->present || !is_freed(cfg, i - i % cfg->range) ?
+			&ents[i] : NULL;
+
+		if (xa_load(tree, i) != want)
+			die("%s", "a tree's contents differ from its layout");
+	}
+	i = TREE_SLOTS;
+	if (xa_find(tree, &i, ULONG_MAX, XA_PRESENT))
+		die("%s", "an entry beyond the tree's 16384 slots");
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu % sysconf(_SC_NPROCESSORS_ONLN), &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("%s", "sched_setaffinity failed");
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	const struct config *cfg = w->cfg;
+	unsigned long want = cfg->present ?
+		(unsigned long)w->nr_ranges * cfg->range : 0;
+	int rep, j, f, sense = 0;
+	unsigned int k;
+
+	rcu_register_thread();
+	if (pin)
+		pin_to(w->id);
+	for (rep = 0; rep < warmup + reps; rep++) {
+		for (j = 0; j < NR_FORMS; j++) {
+			unsigned long found = 0;
+			long long t0, t1;
+
+			/* Rotated: each form follows each other in turn. */
+			f = (rep + j) % NR_FORMS;
+			barrier_wait(cfg->threads, &sense);
+			t0 = now_ns();
+			for (k = 0; k < w->nr_ranges; k++)
+				found += forms[f].fn(w->tree, w->first[k],
+						     cfg->range);
+			t1 = now_ns();
+			barrier_wait(cfg->threads, &sense);
+
+			if (found != want)
+				die("form %s returned a wrong number of entries",
+				    forms[f].name);
+			for (k = 0; k < w->nr_ranges; k++) {
+				unsigned long i = w->first[k];
+
+				if (xa_find(w->tree, &i, w->first[k] + cfg->range - 1,
+					    XA_PRESENT))
+					die("form %s left an entry in its range",
+					    forms[f].name);
+				if (cfg->present)
+					store_range(w->tree, w->ents,
+						    w->first[k], cfg->range);
+			}
+			if (rep >= warmup) {
+				w->ns[(rep - warmup) * NR_FORMS + f] = t1 - t0;
+				w->start[(rep - warmup) * NR_FORMS + f] = t0 - epoch;
+			}
+		}
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void run_config(const struct config *cfg, const char *lock)
+{
+	int ntrees = cfg->same ? 1 : cfg->threads;
+	struct worker w[MAX_THREADS];
+	struct xarray *trees;
+	struct zs_entry *ents;
+	unsigned long i;
+	int t, r, f;
+
+	/* Adjacent, as zswap_swapon()'s kvcalloc() of a device's trees. */
+	trees = calloc(ntrees, sizeof(*trees));
+	ents = aligned_alloc(64, ntrees * TREE_SLOTS * sizeof(*ents));
+	if (!trees || !ents)
+		die("%s", "out of memory");
+	for (t = 0; t < ntrees; t++) {
+		xa_init(&trees[t]);
+		fill_tree(cfg, &trees[t], ents + t * TREE_SLOTS);
+	}
+	barrier.count = 0;
+	barrier.sense = 0;
+
+	for (t = 0; t < cfg->threads; t++) {
+		w[t].id = t;
+		w[t].cfg = cfg;
+		w[t].tree = &trees[cfg->same ? 0 : t];
+		w[t].ents = ents + (cfg->same ? 0 : t) * TREE_SLOTS;
+		w[t].first = malloc(TREE_SLOTS / cfg->range * sizeof(long));
+		w[t].ns = calloc((size_t)reps * NR_FORMS, sizeof(long long));
+		w[t].start = calloc((size_t)reps * NR_FORMS, sizeof(long long));
+		if (!w[t].first || !w[t].ns || !w[t].start)
+			die("%s", "out of memory");
+		w[t].nr_ranges = 0;
+		for (i = 0; i < TREE_SLOTS; i += cfg->range)
+			if (is_freed(cfg, i) && owner(cfg, i) == t)
+				w[t].first[w[t].nr_ranges++] = i;
+		if (!w[t].nr_ranges)
+			die("%s", "more threads than clusters to free");
+	}
+	epoch = now_ns();
+	for (t = 0; t < cfg->threads; t++)
+		if (pthread_create(&w[t].thread, NULL, work, &w[t]))
+			die("%s", "pthread_create failed");
+	for (t = 0; t < cfg->threads; t++)
+		pthread_join(w[t].thread, NULL);
+
+	for (t = 0; t < ntrees; t++) {
+		check_tree(cfg, &trees[t], ents + t * TREE_SLOTS);
+		xa_destroy(&trees[t]);
+	}
+	for (r = 0; r < reps; r++)
+		for (f = 0; f < NR_FORMS; f++)
+			for (t = 0; t < cfg->threads; t++)
+				printf("%s\t%d\t%s\t%u\t%s\t%d\t%s\t%d\t%lu\t%lld\t%lld\n",
+				       lock, cfg->threads,
+				       cfg->same ? "same" : "own", cfg->range,
+				       cfg->present ? "present" : "absent",
+				       first_rep + r, forms[f].name, t,
+				       (unsigned long)w[t].nr_ranges * cfg->range,
+				       w[t].ns[r * NR_FORMS + f],
+				       w[t].start[r * NR_FORMS + f]);
+	fflush(stdout);
+	for (t = 0; t < cfg->threads; t++) {
+		free(w[t].first);
+		free(w[t].ns);
+		free(w[t].start);
+	}
+	/* Let call_rcu() free the nodes before the next configuration. */
+	rcu_barrier();
+	free(ents);
+	free(trees);
+}
+
+static int parse_list(const char *s, int *out, int max, long lo, long hi)
+{
+	int n = 0;
+	char *end;
+
+	while (*s) {
+		long v = strtol(s, &end, 10);
+
+		if (end == s || v < lo || v > hi || n == max ||
+		    (*end && *end != ','))
+			return -1;
+		out[n++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "first-rep", required_argument, NULL, 'f' },
+		{ "pin", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int threads[16] = { 1, 2 }, nthreads = 2;
+	int sizes[16] = { 1, 16, 512 }, nsizes = 3;
+	const char *lock = ZS_LOCK;
+	int c, i, s, p, same;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			nthreads = parse_list(optarg, threads, 16, 1, MAX_THREADS);
+			if (nthreads <= 0)
+				die("--threads %s: a list of 1 to 64", optarg);
+			break;
+		case 's':
+			nsizes = parse_list(optarg, sizes, 16, 1, TREE_SLOTS / 4);
+			if (nsizes <= 0)
+				die("--sizes %s: a list of 1 to 4096", optarg);
+			for (i = 0; i < nsizes; i++)
+				if (sizes[i] & (sizes[i] - 1))
+					die("--sizes %s: powers of two only",
+					    optarg);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			if (reps < 1)
+				die("--reps %s: at least 1", optarg);
+			break;
+		case 'w':
+			warmup = atoi(optarg);
+			if (warmup < 0)
+				die("--warmup %s: 0 or more", optarg);
+			break;
+		case 'f':
+			first_rep = atoi(optarg);
+			break;
+		case 'p':
+			pin = 1;
+			break;
+		default:
+			exit(2);
+		}
+	}
+
+	rcu_register_thread();
+	radix_tree_init();
+
+	printf("# build\t%s\n", ZS_BUILD_INFO);
+	printf("# compiler\tgcc %s\n", __VERSION__);
+	printf("# cflags\t%s\n", ZS_CFLAGS);
+	printf("# xa_chunk_shift\t%d\n", XA_CHUNK_SHIFT);
+	printf("# lock\t%s: %s\n", lock, ZS_LOCK_TEXT);
+	printf("# rcu\tliburcu memb flavour, sys_membarrier %s\n",
+	       urcu_memb_has_sys_membarrier ? "used (readers pay no fence)" :
+	       "missing (a fence in every rcu_read_lock)");
+	printf("# online_cpus\t%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("# pinned\t%s\n", pin ? "thread t on CPU t" : "no");
+	printf("# reps\t%d\n", reps);
+	printf("# warmup\t%d\n", warmup);
+	printf("# tree_slots\t%lu\n", TREE_SLOTS);
+	printf("# sizeof_xarray\t%zu\n", sizeof(struct xarray));
+	printf("lock\tthreads\ttrees\trange\tentries\trep\tform\tthread\tslots\tns\tstart_ns\n");
+	fflush(stdout);
+
+	for (i = 0; i < nthreads; i++)
+		for (same = 1; same >= (threads[i] > 1 ? 0 : 1); same--)
+			for (s = 0; s < nsizes; s++)
+				for (p = 1; p >= 0; p--) {
+					struct config cfg = {
+						.range = sizes[s], .present = p,
+						.threads = threads[i], .same = same,
+					};
+
+					fprintf(stderr, "zswap_forms: %d thread(s), %s tree, %d-slot ranges, entries %s\n",
+						cfg.threads, same ? "same" : "own",
+						cfg.range, p ? "present" : "absent");
+					run_config(&cfg, lock);
+				}
+	rcu_barrier();
+	rcu_unregister_thread();
+	return 0;
+}
