@@ -43,6 +43,13 @@ Subcommands (each prints what ci/mail.sh needs, or an error and exits 1):
   from 'Name <addr>'               two lines: name, address
   deliverable ADDR                 exit 1 (saying why) if ADDR cannot
                                    receive replies
+  sign-off SENDER AUTHOR MSGFILE   make a commit the sender's to send:
+                                   the placeholder author's becomes the
+                                   sender's, the sender's Signed-off-by
+                                   ends the chain; prints the author
+  identities MAIL...               exit 2 if a mail names an identity
+                                   that cannot receive replies, one line
+                                   for each
 """
 import datetime
 import email
@@ -375,6 +382,129 @@ def cmd_deliverable(addr):
         sys.exit(1)
 
 
+# The author this repository gives its own patches, a placeholder that
+# names no one: ci/mail.sh makes such a patch the sender's own work.
+PLACEHOLDER = 'Seed c881d9f4 maintainers <maintainers@users.noreply.a-seed-c881d9f4.example>'
+PLACEHOLDER_ADDR = email.utils.parseaddr(PLACEHOLDER)[1].lower()
+# The tags by which the author vouches for the patch as its author.
+AUTHOR_TAGS = ('signed-off-by', 'co-developed-by')
+TAG_RE = re.compile(r'([A-Za-z][A-Za-z0-9-]*):[ \t]*(.*)')
+
+
+def is_placeholder(ident):
+    return email.utils.parseaddr(ident)[1].lower() == PLACEHOLDER_ADDR
+
+
+def trailer_start(lines):
+    """The index of the first line of the trailer block (the last
+    paragraph, when every line is "Tag: value" or a continuation), or
+    len(lines) when the message has none."""
+    end = len(lines)
+    start = end
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    if start == 0 or start == end:
+        return end      # the subject alone, or no paragraph
+    block = lines[start:end]
+    if not TAG_RE.fullmatch(block[0]) or not all(
+            TAG_RE.fullmatch(line) or line[:1] in (' ', '\t') for line in block):
+        return end
+    return start
+
+
+def cmd_sign_off(sender, author, msgfile):
+    """Make a commit the sender's to send. A commit of the placeholder
+    author becomes the sender's: its Signed-off-by and Co-developed-by
+    lines of the placeholder name the sender. A commit of anyone else
+    keeps its author and its chain of sign-offs. Either way the sender's
+    Signed-off-by ends the chain (added unless it is last already, as
+    git commit -s does). Rewrites MSGFILE; prints the author to commit."""
+    name, addr = email.utils.parseaddr(sender)
+    if not name or '@' not in addr:
+        die(f'sign-off: {sender!r} is not "Name <address>"')
+    sender = f'{name} <{addr}>'
+    with open(msgfile, encoding='utf-8') as fh:
+        lines = fh.read().rstrip('\n').split('\n')
+    start = trailer_start(lines)
+    own = f'Signed-off-by: {sender}'
+    for i in range(start, len(lines)):
+        m = TAG_RE.fullmatch(lines[i])
+        if m and m.group(1).lower() in AUTHOR_TAGS and is_placeholder(m.group(2)):
+            lines[i] = f'{m.group(1)}: {sender}'
+    if start == len(lines):
+        lines += ['', own]
+    else:
+        last = max(i for i in range(start, len(lines)) if TAG_RE.fullmatch(lines[i]))
+        if lines[last] != own:
+            lines.append(own)
+    with open(msgfile, 'w', encoding='utf-8') as fh:
+        fh.write('\n'.join(lines) + '\n')
+    print(sender if is_placeholder(author) else author)
+
+
+# Tags of a commit message that name a person: Signed-off-by and the
+# other *-by tags, Cc and To (b4 mails each patch to its persons too).
+PERSON_TAG_RE = re.compile(r'(?i)(?:[a-z0-9-]+-by|cc|to)')
+
+
+def mail_identities(path):
+    """(where, identity) for every person a mail names: its From, To, Cc,
+    Reply-To and Sender headers, the in-body From: b4 writes for a patch
+    of someone else, and the person tags of the message (the text above
+    its first "---" line)."""
+    with open(path, 'rb') as fh:
+        msg = email.message_from_binary_file(fh, policy=email.policy.default)
+    found = []
+    for field in ('From', 'To', 'Cc', 'Reply-To', 'Sender'):
+        for value in msg.get_all(field, []):
+            for pair in email.utils.getaddresses([str(value)]):
+                if pair[1]:
+                    found.append((f'{field}:', email.utils.formataddr(pair)))
+    part = msg.get_body(('plain',)) if msg.is_multipart() else msg
+    body = part.get_content() if part is not None else ''
+    lines = body.split('\n')
+    first = 0
+    while first < len(lines) and TAG_RE.fullmatch(lines[first]) and \
+            lines[first].split(':', 1)[0] in ('From', 'Subject', 'Date'):
+        m = TAG_RE.fullmatch(lines[first])
+        if m.group(1) == 'From':
+            found.append(('in-body From:', m.group(2).strip()))
+        first += 1
+    for line in lines[first:]:
+        if line.rstrip() == '---':
+            break
+        m = TAG_RE.fullmatch(line)
+        if m and PERSON_TAG_RE.fullmatch(m.group(1)):
+            for pair in email.utils.getaddresses([m.group(2)]):
+                if pair[1]:
+                    found.append((f'{m.group(1)}:', email.utils.formataddr(pair)))
+    if PLACEHOLDER_ADDR in body.lower() and not any(is_placeholder(i) for _, i in found):
+        found.append(('text:', PLACEHOLDER))
+    return found
+
+
+def cmd_identities(*mails):
+    """Exit 2 when a mail names an identity that cannot receive replies
+    (the placeholder author among them), printing one line for each:
+    MAIL: WHERE IDENTITY: WHY."""
+    bad = 0
+    for path in mails:
+        seen = set()
+        for where, ident in mail_identities(path):
+            if (where, ident) in seen:
+                continue
+            seen.add((where, ident))
+            addr = email.utils.parseaddr(ident)[1]
+            why = undeliverable(addr)
+            if is_placeholder(ident):
+                why = 'the placeholder author of this repository' + (f'; {why}' if why else '')
+            if why:
+                print(f'{os.path.basename(path)}: {where} {ident}: {why}')
+                bad += 1
+    if bad:
+        sys.exit(2)
+
+
 def main(argv):
     if not argv:
         die('usage: b4state.py SUBCOMMAND ... (see the header of this file)')
@@ -390,11 +520,14 @@ def main(argv):
         'from': cmd_from,
         'as-authored': cmd_as_authored,
         'deliverable': cmd_deliverable,
+        'sign-off': cmd_sign_off,
     }
     if cmd == 'tracking':
         return cmd_tracking(args)
     if cmd == 'manifest':
         return cmd_manifest(args)
+    if cmd == 'identities':
+        return cmd_identities(*args)
     if cmd not in table:
         die(f'unknown subcommand {cmd}')
     try:

@@ -3,8 +3,10 @@
 # Find the first patch of a series at which a check fails: the build, the
 # boot, or one selftest. A binary search over the points of the series (0 is
 # the base, k the base plus patches 1..k), as git bisect would do over
-# commits, building every point in one build folder so that each step only
-# rebuilds what the patches in between touched (and ccache the rest).
+# commits, building each point in the main job's build folder (ci/lib.sh
+# build_folder, which keeps one for each state of the sources built), so
+# that a step compiles only what differs from what it last built there
+# (and ccache the rest).
 #
 #   ci/bisect.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE] [--results DIR]
 #                build|boot|TEST
@@ -47,7 +49,6 @@ tree=$ZS_TREE
 load_series "$series"
 n=${#patches[@]}
 [ "$n" -gt 0 ] || die "series $series is empty"
-tag=$ZS_TAG
 results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
@@ -74,27 +75,30 @@ if [ -n "$test" ]; then
 		die "no test $test in selftests/tests*.list"
 fi
 if [ "$check" != build ]; then
+	# Once, from the base with the base's tests series on top (as
+	# run-series.sh does at a point whose patch leaves the selftests).
 	say "image: building the selftests against the base tree"
-	"$CI_DIR/image.sh" "$tree" "$results/image" >/dev/null ||
+	tests_image "$tree" "$results/image" "$(tests_series_for "$ZS_KVER")" >/dev/null ||
 		die "could not build the test image (see $results/image)"
 fi
 
 frags=("${default_frags[@]}")
-bdir=$CACHE_DIR/build/$tag-default
+[ -z "$(tests_series_for "$ZS_KVER")" ] || frags+=("$REPO_DIR/configs/zram.config")
 
 # point_ok K: 0 when point K passes the check, 1 when it fails (or
 # crashes), 2 at an infrastructure error; the logs go to RESULTS/point-K/,
 # laid out as a point of the main job (steps, the main boot in the folder,
 # the boot of profile P in P/), and the judge's words to its verdict file.
 point_ok() {
-	local k=$1 d rc=0 bootdir
+	local k=$1 d rc=0 bootdir bdir
 	d=$results/point-$k
 	rm -rf "$d"
 	mkdir -p "$d"
 	to_point "$k" "$d/apply.log" ||
 		die "point $k: $(sed -n 's/^APPLY FAILED: //p' "$d/apply.log") (see $d/apply.log)"
+	bdir=$(build_folder default)
 	say "bisect: point $k ($(point_name "$k")): build"
-	if "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+	if timed "$d/times" build "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >"$d/steps"
 	else
 		echo "build fail" >"$d/steps"
@@ -102,7 +106,7 @@ point_ok() {
 	if [ "$check" != build ] && grep -qx 'build ok' "$d/steps"; then
 		say "bisect: point $k: boot${test:+ and $test}"
 		bootdir=$d${pname:+/$pname}
-		"$CI_DIR/boot.sh" --timeout 1500 --append "$opts" \
+		timed "$d/times" "boot${pname:+-$pname}" "$CI_DIR/boot.sh" --timeout 1500 --append "$opts" \
 			"$bdir/arch/x86/boot/bzImage" "$results/image/initramfs.cpio.gz" \
 			"$bootdir" || true
 		echo "boot${pname:+-$pname} $(python3 "$CI_DIR/verdict.py" boot "$bootdir" || true)" >>"$d/steps"

@@ -24,6 +24,17 @@ for f in "$@"; do frags+=("$(realpath "$f")"); done
 mkdir -p "$build"
 build=$(realpath "$build")
 
+# Files rewritten with the content they had at this folder's last build
+# (a reset and git am again, quilt push and pop) get that build's mtime
+# back, so that make compiles only what changed (ci/keep-mtimes.py says
+# when this holds). Failing, it leaves make to the mtimes alone.
+if python3 "$(dirname "$0")/keep-mtimes.py" "$tree" "$build"; then
+	trap 'touch "$build/.zs-built"' EXIT
+else
+	echo "keep-mtimes failed: make decides by the mtimes alone"
+	rm -f "$build/.zs-sources" "$build/.zs-built"
+fi
+
 export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=zswap-series
 export ARCH=${ARCH:-x86_64}
 mk() { make -s -C "$tree" O="$build" "$@"; }

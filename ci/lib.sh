@@ -42,6 +42,44 @@ series_for() {
 	esac
 }
 
+# tests_series_for KVER|BASE: the series of kselftests that the guest's
+# tests are built with at every point of a base's series, the base
+# included (README, "The two series"): the zswap kselftests on mainline;
+# none on 6.12.y and 6.1.y, where they do not apply (6.12's test_zswap.c
+# lacks what they build on, 6.1 has no test_zswap.c).
+tests_series_for() {
+	case $1 in
+	v6.1|6.1|6.1.*|v6.12|6.12|6.12.*) ;;
+	*) echo "$REPO_DIR/patches/selftests-zswap/series" ;;
+	esac
+}
+
+# tests_image TREE OUTDIR [TESTS_SERIES]: build the guest's tests
+# (ci/image.sh) from TREE as it is, with the patches of TESTS_SERIES put on
+# top with ci/apply.sh for the build (OUTDIR/tests-apply.log) and taken off
+# again: the tree is left at the commit it was at. Fails, saying why, when
+# a patch does not apply or the tests do not build.
+tests_image() {
+	local tree=$1 out=$2 ts=${3:-} head p rc=0
+	# load_series sets these: the caller's stay as they are.
+	local patches patch_dir
+	head=$(git -C "$tree" rev-parse HEAD)
+	mkdir -p "$out"
+	: >"$out/tests-apply.log"
+	if [ -n "$ts" ]; then
+		load_series "$ts"
+		for p in "${patches[@]}"; do
+			"$CI_DIR/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
+			grep 'APPLY FAILED' "$out/tests-apply.log" >&2 || true
+			git -C "$tree" reset -q --hard "$head"
+			return 1
+		done
+	fi
+	"$CI_DIR/image.sh" "$tree" "$out" || rc=$?
+	git -C "$tree" reset -q --hard "$head"
+	return $rc
+}
+
 # load_series FILE: set patches (paths, in order) and patch_dir. Entries
 # are relative to patches/ (this repository's series) or to the series
 # file's own folder (a series of your own), as QUILT_PATCHES would be.
@@ -102,6 +140,57 @@ use_tree() {
 	[ "$slot" -eq 0 ] || ZS_TAG+=-slot$slot
 }
 
+# build_folder CONFIG: the build folder in configuration CONFIG for the
+# tree use_tree holds, as its files are now, holding the objects of the
+# last build of these same sources where there was one. Every job starts
+# again from the base and steps through the series (a fault goes on top
+# of the last point): in one folder that goes back from the last point to
+# the base and forward again through every header the series changes, and
+# each fault undoes the last point's build. So the folder of each state
+# of the sources built (git's tree id) is kept beside the one make uses
+# (CONFIG.trees/ID), and renamed into place when those sources come back:
+# a second run of a job compiles nothing that did not change. Every build
+# runs at the same path, as objtool's build and the dependency files name
+# it (in a copy elsewhere, objtool and with it every object is rebuilt).
+# Sources built for the first time start from the folder as the last build
+# left it, a copy of which is kept for that build's sources (a second or
+# two; 200 MB in the default configuration); the 40 folders used last are
+# kept. The objects are right whatever the folder held before, as make and
+# ci/keep-mtimes.py decide by content and mtime.
+build_folder() {
+	local config=$1 d keep id at=""
+	d=$CACHE_DIR/build/$ZS_TAG-$config
+	keep=$d.trees
+	id=$(git -C "$ZS_TREE" write-tree)
+	mkdir -p "$keep"
+	[ -f "$d.tree" ] && at=$(cat "$d.tree")
+	if [ "$at" != "$id" ]; then
+		if [ -d "$d" ] && [ -n "$at" ]; then
+			if [ -d "$keep/$id" ]; then
+				rm -rf "${keep:?}/$at"
+				mv "$d" "$keep/$at"
+			elif [ ! -d "$keep/$at" ]; then
+				# A copy that fails (the disk full) costs a rebuild
+				# of those sources when they come back, no more.
+				if cp -a "$d" "$keep/$at.new" 2>/dev/null; then
+					mv "$keep/$at.new" "$keep/$at"
+				else
+					rm -rf "$keep/$at.new"
+				fi
+			fi
+			[ ! -d "$keep/$at" ] || touch "$keep/$at"
+		fi
+		if [ -d "$keep/$id" ]; then
+			rm -rf "$d"
+			mv "$keep/$id" "$d"
+		fi
+		echo "$id" >"$d.tree"
+	fi
+	find "$keep" -mindepth 1 -maxdepth 1 -printf '%T@ %p\n' | sort -rn |
+		tail -n +41 | cut -d' ' -f2- | xargs -r rm -rf
+	echo "$d"
+}
+
 # to_point K LOG: bring $tree to point K of the series in $patches, the base
 # and patches 1..K, applied with ci/apply.sh (its output appended to LOG);
 # fails as apply.sh does, the tree left at the last patch that applied.
@@ -133,4 +222,24 @@ holds_first() {
 		<(for p in "${patches[@]:0:$1}"; do
 			git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
 		done) >/dev/null
+}
+
+# timed FILE STEP CMD...: run CMD (a command, or a function in this shell)
+# and append to FILE a line for ci/timing.py: STEP, its start and end
+# (epoch seconds), and the ccache hits and misses of its compilations,
+# tab-separated. The counts come from a stats log of CMD's own
+# (CCACHE_STATSLOG), so that other jobs' builds do not count. Returns
+# CMD's status.
+timed() {
+	local file=$1 step=$2 t0 rc=0 slog
+	shift 2
+	slog=$(mktemp)
+	t0=$(date +%s)
+	CCACHE_STATSLOG=$slog "$@" || rc=$?
+	printf '%s\t%s\t%s\t%s\n' "$step" "$t0" "$(date +%s)" "$(awk '
+		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h++ }
+		$1 == "cache_miss" { m++ }
+		END { printf "%d\t%d", h, m }' "$slog")" >>"$file"
+	rm -f "$slog"
+	return $rc
 }

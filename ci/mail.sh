@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Turn a series into the mails that go upstream: apply it with git am to a
-# scratch clone of the base, add the sender's Signed-off-by, enroll it with
-# b4 prep (cover-letter.txt beside the patches as the cover letter, To/Cc
-# from get_maintainer.pl), write the mails with b4 send -o, and run
-# scripts/checkpatch.pl --strict on every patch mail (not the cover letter).
+# scratch clone of the base, make it the sender's (see Sender), enroll it
+# with b4 prep (cover-letter.txt beside the patches as the cover letter,
+# To/Cc from get_maintainer.pl and the series' cc file), write the mails
+# with b4 send -o, and run ci/checkpatch.sh (checkpatch.pl --strict, with
+# commit references checked) on every patch mail (not the cover letter).
 # Nothing is sent unless --send is given.
 #
-#   ci/mail.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE] [--out DIR]
-#              [--prefix WORD]... [--from 'Name <addr>'] [--send [--no-sign]]
+#   ci/mail.sh [--base mainline|v6.12|v6.1|PATH|NAME] [--series FILE]
+#              [--out DIR] [--prefix WORD]... [--from 'Name <addr>']
+#              [--send [--no-sign]]
 #   ci/mail.sh --mark-sent DIR
 #
 # --base      the base (ci/tree.sh; default mainline), --series the series
 #             (default: the one of the base, patches/<base>/series).
+#             --base NAME, where patches/NAME/series (or NAME/series) is
+#             a series folder, is --series patches/NAME/series on
+#             mainline (e.g. a series of kselftests); for such a series
+#             on another base give --base v6.12 --series FILE.
 # --out       where the mails go (default results/mail-<date>-<tree>/; old
 #             *.eml there are removed first), with b4.log, a
 #             checkpatch-<mail>.log for each patch mail and series.json
@@ -24,11 +30,15 @@
 # --send      send the mails with b4 send, with your own sendemail.* and
 #             b4.* git configuration (SMTP, or b4's web endpoint), after
 #             b4 shows them and you confirm; --no-sign: without a patatt
-#             signature. Refused (before anything is sent) when the sender
-#             address cannot receive replies: none set, a reserved domain
-#             (example, example.com/.net/.org, *.example, *.invalid, *.test,
+#             signature. Refused (before anything is sent) when an
+#             address cannot receive replies: a reserved domain (example,
+#             example.com/.net/.org, *.example, *.invalid, *.test,
 #             *.localhost, localhost), a noreply/no-reply mailbox or a
-#             users.noreply.* domain; also when the series folder differs
+#             users.noreply.* domain; checked for the sender first, then
+#             for every identity in the mails written (From, To, Cc, the
+#             in-body From, Signed-off-by and every other *-by, Cc or To
+#             tag; the placeholder author anywhere), naming the mail and
+#             the identity. Also refused when the series folder differs
 #             from every commit (b4.json must name the commit sent).
 # --mark-sent record the mails in DIR (written by an earlier run) as sent,
 #             once you sent them yourself (git send-email, a mail client);
@@ -39,15 +49,24 @@
 #
 # Sender: the mails are From the sender, who is git config user.name and
 # user.email as this repository sees them (read before anything else), or
-# --from; each patch gets the sender's Signed-off-by, and a patch whose
-# author is someone else keeps its author as an in-body From:. Without an
-# identity (and without --send), the first patch's author is used.
+# --from; without one, nothing is written. This repository's own patches
+# carry a placeholder author (ci/b4state.py PLACEHOLDER: no one, at a
+# reserved domain); such a patch becomes the sender's own work: the
+# sender is its author, its Signed-off-by (and Co-developed-by) of the
+# placeholder become the sender's, and b4's shortlog in the cover letter
+# names the sender. A patch of a real other author (a backport of an
+# upstream commit) keeps its author, as an in-body From:, and its chain
+# of sign-offs; the sender's Signed-off-by ends every chain (added unless
+# it is last already, as git commit -s does: the DCO).
 # To/Cc: the base tree's scripts/get_maintainer.pl; for v6.12 and v6.1 the
 # mainline tree's (ci/tree.sh mainline): the current MAINTAINERS, as LTS
-# trees name maintainers who may have left. The cover letter says which
-# upstream tag the series is based on and which Debian package it was
-# tested on; it has no base-commit: line, as the scratch commit of the
-# Debian tarball is no upstream commit.
+# trees name maintainers who may have left. Then the series folder's cc
+# file, if any (patches/<base>/cc: one "Name <address>" a line, with a
+# comment saying why; b4.send-series-cc), for people get_maintainer.pl
+# does not name: patches/mainline/cc has Matthew Wilcox, for the XArray
+# usage. The cover letter says which upstream tag the series is based on
+# and which Debian package it was tested on; it has no base-commit: line,
+# as the scratch commit of the Debian tarball is no upstream commit.
 #
 # Revisions: b4.json in the series folder (the patches' folder, with
 # cover-letter.txt: patches/<base>/b4.json; commit it) keeps b4's
@@ -102,6 +121,24 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# --base NAME where patches/NAME/series (or NAME/series) is a series
+# folder rather than a base: that series, on mainline.
+case $base in
+mainline|v6.12|v6.1) ;;
+*)
+	sfolder=""
+	if [ -f "$REPO_DIR/patches/$base/series" ]; then
+		sfolder=$REPO_DIR/patches/$base
+	elif [ -f "$base/series" ]; then
+		sfolder=$base
+	fi
+	if [ -n "$sfolder" ]; then
+		[ -z "$series" ] || die "--base $base is a series folder; give --series or --base NAME, not both"
+		series=$sfolder/series base=mainline
+	fi
+	;;
+esac
+
 if [ -n "$marksent" ]; then
 	[ -d "$marksent" ] || die "--mark-sent $marksent: no such folder"
 	exec python3 "$state_py" mark-sent "$marksent"
@@ -119,6 +156,13 @@ if [ -n "$from" ]; then
 	name=${id%%$'\n'*} email=${id#*$'\n'}
 else
 	name=$(usercfg user.name) email=$(usercfg user.email)
+	# The mails are the sender's: without an identity there is no one
+	# to write them as (the patches' placeholder author is no one).
+	missing=""
+	[ -n "$name" ] || missing=user.name
+	[ -n "$email" ] || missing="${missing:+$missing and }user.email"
+	[ -z "$missing" ] ||
+		die "no sender: git config $missing is not set. The mails are written as your own work: set your identity (git config --global user.name 'Your Name'; git config --global user.email you@your.domain) or give --from 'Your Name <you@your.domain>'. No mail was written."
 fi
 
 # sendemail.from (or that of b4.sendemail-identity) is what b4 puts in
@@ -137,7 +181,6 @@ if [ -n "$send" ]; then
 		why=$(python3 "$state_py" deliverable "$addr") ||
 			die "--send: refusing to send From: '$sendfrom' (git config sendemail.from): $why. Nothing was sent."
 	fi
-	[ -n "$name" ] || die "--send: no git config user.name. Nothing was sent."
 fi
 # Settings of the user's that b4 send needs: SMTP or web endpoint, b4's
 # own, patatt and gpg for signing, credential helpers for the password.
@@ -183,14 +226,21 @@ if [ -z "$(head -n1 "$cover")" ] || [ -n "$(sed -n 2p "$cover")" ]; then
 fi
 state=$sdir/b4.json
 
-if [ -z "$email" ]; then
-	name=$(git mailinfo /dev/null /dev/null <"${patches[0]}" | sed -n 's/^Author: //p')
-	email=$(git mailinfo /dev/null /dev/null <"${patches[0]}" | sed -n 's/^Email: //p')
-	say "mail: warning: no git config user.email; the mails are from the first patch's author, $name <$email>"
-elif [ -z "$send" ] && ! why=$(python3 "$state_py" deliverable "$email"); then
+if [ -z "$send" ] && ! why=$(python3 "$state_py" deliverable "$email"); then
 	say "mail: note: $email cannot receive replies ($why); --send would refuse it"
 fi
-[ -n "$name" ] || name=${email%%@*}
+# Addresses the series' mails go to beyond get_maintainer.pl's: the
+# series folder's cc file, one "Name <address>" a line, each with a
+# comment saying why (# to the end of the line).
+extra_cc=()
+if [ -f "$sdir/cc" ]; then
+	while IFS= read -r line; do
+		line=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' <<<"$line")
+		[ -n "$line" ] || continue
+		python3 "$state_py" from "$line" >/dev/null || die "$sdir/cc: '$line' is not 'Name <address>'"
+		extra_cc+=("$line")
+	done <"$sdir/cc"
+fi
 
 out=${out:-$REPO_DIR/results/mail-$(date +%Y%m%d-%H%M%S)-$tag}
 mkdir -p "$out"
@@ -226,8 +276,10 @@ manifest() {
 	python3 "$state_py" manifest "$1" series="$series" revision="$rev" \
 		change-id="${change_id:-}" prefixes="${prefixes[*]}" cover="${cover_eml:-}" state="$state" \
 		upstream="$ZS_UPSTREAM" base="$ZS_BASE_DESC" from="$name <$email>" \
-		-- "$series" "$cover" "${patches[@]}"
+		-- "$series" "$cover" "${ccfile[@]}" "${patches[@]}"
 }
+ccfile=()
+[ ! -f "$sdir/cc" ] || ccfile=("$sdir/cc")
 commit=""
 if [ -n "$send" ]; then
 	manifest "$work/series.json"
@@ -273,6 +325,10 @@ gitcfg=(
 )
 [ -n "$send" ] || gitcfg+=(sendemail.smtpserver /bin/false)
 [ -z "$from" ] || gitcfg+=(sendemail.from "$name <$email>")
+if [ ${#extra_cc[@]} -gt 0 ]; then
+	cclist=$(printf '%s, ' "${extra_cc[@]}")
+	gitcfg+=(b4.send-series-cc "${cclist%, }")
+fi
 if [ -n "$maint_tree" ]; then
 	gitcfg+=(b4.send-auto-to-cmd "$work/get-maintainer --nol"
 		b4.send-auto-cc-cmd "$work/get-maintainer --nom")
@@ -288,15 +344,21 @@ b4run() {
 		die "b4 $* failed (log: $log)"
 	fi
 }
-# apply_series PATCH...: git am them onto HEAD, then sign them off as the
-# sender (rebase sets the committer, keeps the author).
+# apply_series PATCH...: git am them onto HEAD, each then made the
+# sender's to send (b4state.py sign-off): a patch of the placeholder
+# author becomes the sender's, author and Signed-off-by; a patch of
+# someone else keeps its author and sign-offs; the sender's Signed-off-by
+# ends every chain. The sender commits them all.
 apply_series() {
-	local start p
-	start=$(git -C "$wt" rev-parse HEAD)
+	local p author
 	for p in "$@"; do
 		"$CI_DIR/apply.sh" "$wt" "$p" >>"$log" 2>&1 || return 1
+		git -C "$wt" log -1 --format=%B HEAD >"$work/message"
+		author=$(python3 "$state_py" sign-off "$name <$email>" \
+			"$(git -C "$wt" log -1 --format='%an <%ae>' HEAD)" "$work/message") || return 1
+		git -C "$wt" commit -q --amend --no-verify --allow-empty --cleanup=verbatim \
+			--author="$author" -F "$work/message" >>"$log" 2>&1 || return 1
 	done
-	git -C "$wt" rebase -q --force-rebase --signoff "$start" >>"$log" 2>&1
 }
 
 # sparse_clone TREE DEST DIR...: a clone of TREE at zs-base that shares
@@ -466,6 +528,20 @@ manifest "$out/series.json"
 echo "To/Cc (cover letter):"
 awk '/^$/ { exit } /^[^ \t]/ { show = /^(To|Cc):/ } show { print "  " $0 }' "$out/$cover_eml"
 echo "mails: $out (v$rev, change-id $change_id)"
+# Every person a mail names (From, To, Cc, in-body From, the tags of the
+# message) must be able to receive replies, the placeholder author least
+# of all: --send refuses, naming the mail and the identity.
+rc=0
+unreachable=$(python3 "$state_py" identities "${mails[@]}") || rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 2 ] || die "the check of the mails' identities failed (b4state.py identities)"
+if [ $rc -eq 2 ]; then
+	if [ -n "$send" ]; then
+		printf '%s\n' "$unreachable" | sed 's/^/  /' >&2
+		die "--send: refusing: the mails above name identities that cannot receive replies. Nothing was sent."
+	fi
+	say "mail: note: identities that cannot receive replies (--send would refuse them):"
+	printf '%s\n' "$unreachable" | sed 's/^/  /' >&2
+fi
 [ $bad -eq 0 ] || die "checkpatch found problems in $bad mail(s); see $out/checkpatch-*.log${send:+. Nothing was sent.}"
 
 if [ -z "$send" ]; then

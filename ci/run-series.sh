@@ -9,6 +9,8 @@
 #                    [--variants all|last|none] [--gates all|last|none]
 #                    [--distro all|last|none] [--kcsan last|all|none]
 #                    [--stress full|short] [--only TEST,...]
+#                    [--debug-only TEST,...]
+#                    [--tests-series FILE|none]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
 # experimental or sid suite), the series that goes with the base, results
@@ -30,7 +32,13 @@
 # kernel, the stress tests that run for a time (zswap_stress,
 # swapcg_concurrent) run 5 seconds instead of their 20 and 15 (ci/test.sh,
 # to stay within its hour; default full).
-# --only: run only these tests, in the main boot (and the KCSAN row) only.
+# --only: run only these tests, in the main boot (and the KCSAN and debug
+# rows) only. --debug-only: on the debug row, these tests only (with the
+# debug config, test_zswap alone takes minutes; ci/test.sh).
+# --tests-series: the series of kselftests put on top of each point for
+# the guest's tests, never built into its kernel (default: the base's,
+# patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y;
+# ci/lib.sh tests_series_for).
 #
 # Exit status (ci/verdict.py table): 0 every row green; 1 a row red (a
 # step, a test, a splat or a crash), the series not going on with quilt,
@@ -41,8 +49,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
-distro=all kcsan=last stress=full
+distro=all kcsan=last stress=full tests_series="" debug_only=""
 while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || case $1 in -h|--help) ;; --*) die "$1 needs a value, or is no option (see --help)" ;; esac
 	case $1 in
 	--base) base=$2 ;;
 	--series) series=$2 ;;
@@ -56,6 +65,8 @@ while [ $# -gt 0 ]; do
 	--stress) stress=$2 ;;
 	--to) to=$2 ;;
 	--only) only=$2 ;;
+	--debug-only) debug_only=$2 ;;
+	--tests-series) tests_series=$2 ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
@@ -67,6 +78,41 @@ case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
 case $distro in last|all|none) ;; *) die "--distro last|all|none" ;; esac
 case $kcsan in last|all|none) ;; *) die "--kcsan last|all|none" ;; esac
 case $stress in full|short) ;; *) die "--stress full|short" ;; esac
+# Refused here, before anything is installed, unpacked or built.
+[[ $from =~ ^[0-9]+$ ]] || die "--from $from: not a point number (0 is the base)"
+[[ -z $to || $to =~ ^[0-9]+$ ]] || die "--to $to: not a point number (0 is the base)"
+[ -z "$to" ] || [ "$to" -ge "$from" ] || die "--to $to is before --from $from"
+case $tests_series in
+""|none) ;;
+*) [ -f "$tests_series" ] || die "--tests-series $tests_series: no such file" ;;
+esac
+case $base in
+mainline|v[0-9]*.[0-9]*) ;;
+*)
+	if [ ! -f "$base/Makefile" ] || [ ! -d "$base/mm" ]; then
+		die "--base $base: not mainline, vX.Y or a kernel tree (no Makefile or mm/ there)"
+	fi
+	;;
+esac
+for t in ${only//,/ } ${debug_only//,/ }; do
+	grep -qx "$t" <(sed 's/#.*//' "$REPO_DIR/selftests/tests.list") ||
+		die "--only/--debug-only $t: not a test of the main boot (selftests/tests.list)"
+done
+# check_from: --from names a point of the series in $patches.
+check_from() {
+	[ "$from" -le ${#patches[@]} ] ||
+		die "--from $from: the series has ${#patches[@]} patches (points 0 to ${#patches[@]})"
+}
+# The series, where it is known before the tree is (not for a tree of
+# your own without --series, whose version picks it).
+early=$series
+[ -n "$early" ] || case $base in mainline|v[0-9]*) early=$(series_for "$base") ;; esac
+if [ -n "$early" ]; then
+	[ -f "$early" ] || die "--series $early: no such file"
+	load_series "$early"
+	check_from
+fi
+t_start=$(date +%s)
 if [ "$gates" != none ]; then
 	# The gates' tools, as ZS_GATES picks them (ci/gates.sh); coccinelle
 	# needs OCaml for the scripts written in it.
@@ -77,6 +123,7 @@ if [ "$gates" != none ]; then
 fi
 
 "$CI_DIR/deps.sh"
+t_tree=$(date +%s)
 say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
@@ -85,6 +132,10 @@ tree=$ZS_TREE
 series=$(realpath "$series")
 load_series "$series"
 qpatches=$patch_dir
+[ -n "$tests_series" ] || tests_series=$(tests_series_for "$ZS_KVER")
+[ "$tests_series" != none ] || tests_series=""
+[ -z "$tests_series" ] || tests_series=$(realpath "$tests_series")
+check_from
 
 # Debian's configuration for this kernel, where Debian 12 ships one.
 distro_cfg=""
@@ -127,6 +178,11 @@ results=${results:-$REPO_DIR/results/$(date +%Y%m%d-%H%M%S)-$tag}
 mkdir -p "$results"
 results=$(realpath "$results")
 say "results: $results"
+# Where the time goes (ci/timing.py): the job's own steps in RESULTS/times,
+# each row's in its folder's.
+: >"$results/times"
+rm -f "$results"/*/times
+printf 'deps\t%s\t%s\ntree\t%s\t%s\n' "$t_start" "$t_tree" "$t_tree" "$(date +%s)" >>"$results/times"
 
 {
 	echo "base:    $ZS_BASE_DESC"
@@ -135,39 +191,47 @@ say "results: $results"
 	echo "host:    $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
 	echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
 } >"$results/header"
+t_image=$(date +%s)
 
 # The series must also go on with quilt, as maintainers carry it that way.
-# With every patch on, the selftests are built: the kselftests a series
-# adds run at every point, the base included, which shows that what they
-# check held before the change too.
 qlog=$results/quilt.log
 export QUILT_PATCHES=$qpatches QUILT_SERIES=$series QUILT_PC=.pc
-if (cd "$tree" && quilt push -a -q) >"$qlog" 2>&1; then
-	say "image: building the selftests against the base with the whole series"
-	image_at="the base with the whole series"
-	"$CI_DIR/image.sh" "$tree" "$results/image" ||
-		die "could not build the test image (see $results/image)"
-	if (cd "$tree" && quilt pop -a -q) >>"$qlog" 2>&1 &&
-		[ -z "$(git -C "$tree" status --porcelain)" ]; then
-		quilt=ok
-	else
-		quilt=fail
-	fi
+if (cd "$tree" && quilt push -a -q && quilt pop -a -q) >"$qlog" 2>&1 &&
+	[ -z "$(git -C "$tree" status --porcelain)" ]; then
+	quilt=ok
 else
 	quilt=fail
 fi
 reset_tree "$tree"
 echo "quilt:   push -a/pop -a: $quilt" >>"$results/header"
-if [ ! -f "$results/image/initramfs.cpio.gz" ]; then
-	say "image: building the selftests against the base tree (quilt push -a failed)"
-	image_at="the base"
-	"$CI_DIR/image.sh" "$tree" "$results/image" ||
-		die "could not build the test image (see $results/image)"
+if [ -n "$tests_series" ]; then
+	echo "tests:   built from each point with $tests_series on top" >>"$results/header"
+else
+	echo "tests:   built from each point" >>"$results/header"
 fi
-echo "tests:   built from $image_at" >>"$results/header"
-initrd=$results/image/initramfs.cpio.gz
+
+# The guest's tests: built from the tree at the first point run, with the
+# tests series on top, and again at each later point whose patch changes
+# the selftests; so the kselftests of the tests series judge every point
+# of the series, the base included, without being part of it.
+image="" initrd=""
+# touches_tests K: patch K changes a file under tools/testing/selftests/.
+touches_tests() {
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' \
+		"${patches[$(($1 - 1))]}" | grep -q '^tools/testing/selftests/'
+}
+# build_image K: the image of point K, the tree being at point K.
+build_image() {
+	local dir=$results/image
+	[ -z "$image" ] || dir=$results/image-$(printf '%02d' "$1")
+	say "image: the selftests of point $1${tests_series:+ with $(basename "$(dirname "$tests_series")")}"
+	tests_image "$tree" "$dir" "$tests_series" ||
+		die "could not build the test image of point $1 (see $dir)"
+	image=$dir initrd=$dir/initramfs.cpio.gz
+}
 
 frags_default=("${default_frags[@]}")
+[ -z "$tests_series" ] || frags_default+=("$REPO_DIR/configs/zram.config")
 frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
 frags_kcsan=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config")
 # What the KCSAN row runs: the KUnit tests (at boot), and the tests that
@@ -180,6 +244,7 @@ kcsan_tests=kunit_results,swapcg_concurrent,zswap_stress,test_zswap
 # these files: README, "The KCSAN row"), which would say nothing about
 # the series and keep the row red at random.
 kcsan_files="mm/zswap.c mm/swap_cgroup.c lib/xarray.c"
+printf 'image\t%s\t%s\n' "$t_image" "$(date +%s)" >>"$results/times"
 
 # only_tools K: patch K changes files, all of them under tools/ (e.g. a
 # kselftest): nothing the kernel is built from. Read from the patch, so
@@ -211,7 +276,8 @@ with open(sys.argv[1] + "/meta.json", "w") as f:
 # outcome as the judge reads it (ok, panic, hang, fail or infra).
 boot_profile() {
 	local outcome
-	"$CI_DIR/boot.sh" --timeout "$4" --append "$5" "$1/bzImage" "$initrd" "$3" || true
+	timed "$1/times" "$2" "$CI_DIR/boot.sh" --timeout "$4" --append "$5" \
+		"$1/bzImage" "$initrd" "$3" || true
 	outcome=$(python3 "$CI_DIR/verdict.py" boot "$3") || true
 	echo "$2 ${outcome:-fail}" >>"$1/steps"
 }
@@ -227,7 +293,7 @@ build_variants() {
 			continue
 		say "[$k/${#patches[@]}] $2: build $vname"
 		rc=ok log=$1/build-$vname.log
-		build_variant >"$log" 2>&1 || rc=fail
+		timed "$1/times" "build-$vname" build_variant >"$log" 2>&1 || rc=fail
 		if [ $rc = fail ]; then
 			say "[$k/${#patches[@]}] $2: build $vname failed; its log ends:"
 			tail -n 15 "$log" >&2
@@ -239,7 +305,7 @@ build_variants() {
 			mv "$log" "$log.try1"
 			rm -rf "$CACHE_DIR/build/$tag-variant-${vname//=/-}"
 			say "[$k/${#patches[@]}] $2: build $vname again, from scratch"
-			if build_variant >"$log" 2>&1; then
+			if timed "$1/times" "build-$vname-again" build_variant >"$log" 2>&1; then
 				rc=ok
 				say "[$k/${#patches[@]}] $2: build $vname ok the second time (first log: $log.try1)"
 			else
@@ -251,6 +317,7 @@ build_variants() {
 }
 
 # build_variant: one build of build_variants' loop.
+# shellcheck disable=SC2317 # called through timed
 build_variant() {
 	ARCH=$arch ZS_CHECK=last "$CI_DIR/build.sh" "$tree" \
 		"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
@@ -258,14 +325,14 @@ build_variant() {
 }
 
 # same_kernel K: patch K changes nothing the kernel is built from
-# (only_tools) and point K-1 was booted in this run. The kernel is then
-# the one of K-1, and so are the tests (built once from the whole series),
-# so K-1's boots stand for K instead of being repeated.
+# (only_tools), nor the selftests, and point K-1 was booted in this run.
+# The kernel is then the one of K-1, and so are the tests, so K-1's boots
+# stand for K instead of being repeated.
 same_kernel() {
 	local prev
 	prev=$results/$(printf '%02d' $(($1 - 1)))-default
 	[ "$1" -gt 0 ] && [ -f "$prev/result.json" ] && grep -q '^boot ' "$prev/steps" &&
-		only_tools "$1"
+		only_tools "$1" && ! touches_tests "$1"
 }
 
 # reuse_point K NAME: record point K with the boots of point K-1.
@@ -305,7 +372,7 @@ run_point() {
 	else
 		frags=("${frags_default[@]}") limit=1200
 	fi
-	bdir=$CACHE_DIR/build/$tag-$config
+	bdir=$(build_folder "$config")
 	say "[$k/${#patches[@]}] $name: build ($config)"
 	local san="" c
 	if [ "$config" = kcsan ]; then
@@ -313,18 +380,20 @@ run_point() {
 			[ ! -f "$tree/$c" ] || san="$san $c"
 		done
 	fi
-	if ZS_SANITIZE_ONLY=$san "$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+	if ZS_SANITIZE_ONLY=$san timed "$d/times" build \
+		"$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >>"$d/steps"
 		# Kept (2 MB): the row's qemu-cmd and ci/boot.sh --shell boot it
 		# again (README, "Reading a failure").
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
 		if [ "$config" = default ] && [ "$k" -gt 0 ] && at_point "$gates" "$k"; then
 			say "[$k/${#patches[@]}] $name: gates (sparse, W=1, coccinelle)"
-			"$CI_DIR/gates.sh" "$tree" "$bdir" "$d" >>"$d/steps" 2>"$d/gates.err" ||
+			timed "$d/times" gates "$CI_DIR/gates.sh" "$tree" "$bdir" "$d" \
+				>>"$d/steps" 2>"$d/gates.err" ||
 				echo "gate-run fail" >>"$d/steps"
 		fi
 		if [ -z "${ZS_ACCEL:-}" ]; then
-			ZS_ACCEL=$("$CI_DIR/probe-accel.sh" "$d/bzImage" "$initrd")
+			ZS_ACCEL=$(timed "$d/times" probe "$CI_DIR/probe-accel.sh" "$d/bzImage" "$initrd")
 			export ZS_ACCEL
 			echo "accel:   $ZS_ACCEL (2 vCPUs)" >>"$results/header"
 			say "boot: accelerator $ZS_ACCEL"
@@ -338,21 +407,24 @@ run_point() {
 		[ "$stress" = full ] || [ "$config" != default ] ||
 			[ "$k" -ge "$last_kernel" ] ||
 			extra="$extra ZSWAP_STRESS_SECONDS=5 SWAPCG_SECONDS=5"
+		local run=$only
+		[ "$config" != debug ] || [ -z "$debug_only" ] || run=$debug_only
 		if [ "$config" = kcsan ]; then
 			# The tests that run code of the series on both vCPUs at
 			# once, or those --only names.
-			boot_profile "$d" boot "$d" "$limit" "zs.only=${only:-$kcsan_tests} $extra"
-		elif [ -n "$only" ]; then
-			boot_profile "$d" boot "$d" "$limit" "zs.only=$only $extra"
+			boot_profile "$d" boot "$d" "$limit" "zs.only=${run:-$kcsan_tests} $extra"
+		elif [ -n "$run" ]; then
+			boot_profile "$d" boot "$d" "$limit" "zs.only=$run $extra"
 		else
 			boot_profile "$d" boot "$d" "$limit" "$extra"
 		fi
 		# The other boots of ci/profiles, where the image has their tests
-		# (not with --only, which picks tests of the main boot).
+		# (not with --only or --debug-only, which pick tests of the main
+		# boot).
 		local pname popts
 		while read -r pname popts; do
-			if [ -n "$only" ] || [ "$config" = kcsan ]; then break; fi
-			grep -qx "tests-$pname.list" "$results/image/lists" || continue
+			if [ -n "$run" ] || [ "$config" = kcsan ]; then break; fi
+			grep -qx "tests-$pname.list" "$image/lists" || continue
 			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
 			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
 		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/profiles")
@@ -370,6 +442,8 @@ run_point() {
 
 failed_apply=""
 for k in $(seq 0 ${#patches[@]}); do
+	# Past --to: not even applied.
+	[ -n "$to" ] && [ "$k" -gt "$to" ] && break
 	steps_pre=""
 	if [ "$k" -eq 0 ]; then
 		name="base ($ZS_KVER)"
@@ -386,7 +460,7 @@ for k in $(seq 0 ${#patches[@]}); do
 		fi
 		say "[$k/${#patches[@]}] $name: apply"
 		: >"$d/apply.log"
-		if ! to_point "$k" "$d/apply.log"; then
+		if ! timed "$d/times" apply to_point "$k" "$d/apply.log"; then
 			failed_apply=$name
 			grep 'APPLY FAILED' "$d/apply.log" >&2 || cat "$d/apply.log" >&2
 			say "the series no longer applies to $ZS_BASE_DESC from $name on"
@@ -395,16 +469,23 @@ for k in $(seq 0 ${#patches[@]}); do
 			python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
 			continue
 		fi
-		if "$CI_DIR/checkpatch.sh" "$tree" "$p" >"$d/checkpatch.log" 2>&1; then
+		# A point before --from is a step on the way, its row removed
+		# below: checkpatch's verdict on it would go with it (the run of
+		# the series that has that point checks that patch).
+		if [ "$k" -lt "$from" ]; then
+			:
+		elif timed "$d/times" checkpatch "$CI_DIR/checkpatch.sh" "$tree" "$p" >"$d/checkpatch.log" 2>&1; then
 			steps_pre=$'apply ok\ncheckpatch ok\n'
 		else
 			steps_pre=$'apply ok\ncheckpatch fail\n'
 		fi
 	fi
-	[ -n "$to" ] && [ "$k" -gt "$to" ] && break
 	if [ "$k" -lt "$from" ]; then
 		rm -rf "$results/$(printf '%02d' "$k")-default"
 		continue
+	fi
+	if [ -z "$image" ] || { [ "$k" -gt 0 ] && touches_tests "$k"; }; then
+		build_image "$k"
 	fi
 	if same_kernel "$k"; then
 		reuse_point "$k" "$name"
@@ -420,8 +501,9 @@ for k in $(seq 0 ${#patches[@]}); do
 		d=$results/$(printf '%02d' "$k")-default
 		say "[$k/${#patches[@]}] $name: build with Debian's configuration ($(basename "$(dirname "$distro_cfg")"))"
 		rc=ok
-		"$CI_DIR/build-distro.sh" "$tree" "$CACHE_DIR/build/$tag-debian" \
-			"$distro_cfg" "${patches[@]}" >"$d/build-debian.log" 2>&1 || rc=fail
+		timed "$d/times" build-debian "$CI_DIR/build-distro.sh" "$tree" \
+			"$CACHE_DIR/build/$tag-debian" "$distro_cfg" "${patches[@]}" \
+			>"$d/build-debian.log" 2>&1 || rc=fail
 		[ $rc = ok ] || tail -n 15 "$d/build-debian.log" >&2
 		echo "build-debian $rc" >>"$d/steps"
 		python3 "$CI_DIR/verdict.py" point "$d" >/dev/null || true
@@ -440,6 +522,9 @@ say "done"
 echo
 rc=0
 python3 "$CI_DIR/verdict.py" table "$results" || rc=$?
+printf 'job\t%s\t%s\n' "$t_start" "$(date +%s)" >>"$results/times"
+echo
+python3 "$CI_DIR/timing.py" "$results" | tee "$results/timing.txt" || true
 [ "$quilt" = ok ] || { echo "quilt push -a failed: see $qlog"; rc=1; }
 [ -z "$failed_apply" ] || { echo "patch $failed_apply does not apply: see its apply.log"; rc=1; }
 echo "results: $results"

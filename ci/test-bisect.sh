@@ -10,7 +10,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 results=$REPO_DIR/results/test-bisect-$(date +%Y%m%d-%H%M%S)
-[ "${1:-}" = --results ] && results=$2
+case $# in
+0) ;;
+2) [ "$1" = --results ] || die "usage: $0 [--results DIR]"; results=$2 ;;
+*) die "usage: $0 [--results DIR]" ;;
+esac
 mkdir -p "$results/series"
 results=$(realpath "$results")
 

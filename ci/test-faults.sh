@@ -10,7 +10,15 @@
 # A fault that no longer applies, or that turns its row red some other way,
 # is "not caught for the right reason". Prints TAP and a closing count.
 #
-#   ci/test-faults.sh [--base mainline|v6.12|PATH] [--results DIR] [FAULT...]
+# --base selftests-zswap (a series of kselftests, patches/selftests-*/):
+# its faults, ci/faults/<name>/, go on the kernel base its tests are for,
+# which the folder's file "base" names, under no patch of the zswap
+# series, unless its file "under" names a series for the fault (FAULT
+# SERIES, e.g. a fault in code that series adds); the guest's tests come
+# from the tests series, as ci/run-series.sh builds them on that base.
+#
+#   ci/test-faults.sh [--base mainline|v6.12|PATH|selftests-zswap]
+#                     [--results DIR] [FAULT...]
 #
 # Exit status: 0 every fault caught; 1 one was not; 75 an infrastructure
 # error (QEMU could not run, a build out of disk) left a fault unjudged,
@@ -21,6 +29,7 @@ set -euo pipefail
 
 base=${ZS_BASE:-mainline} results=""
 while [ $# -gt 0 ]; do
+	case $1 in --base|--results) [ $# -ge 2 ] || die "$1 needs a value" ;; esac
 	case $1 in
 	--base) base=$2; shift 2 ;;
 	--results) results=$2; shift 2 ;;
@@ -32,20 +41,34 @@ results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
 
-# The series of the base: by name, or by the version of a tree of your own.
+# The series of the base: by name, or by the version of a tree of your own;
+# for a tests series, the base its faults folder names.
+tests_base=""
 case $base in
 mainline|v[0-9]*) sfile=$(series_for "$base") ;;
+selftests-*)
+	fdir=$CI_DIR/faults/$base
+	[ -f "$fdir/base" ] || die "no $fdir/base: the base the faults of $base go on"
+	tests_base=$base
+	base=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/base")
+	sfile=""
+	;;
 *) sfile=$(series_for "$(make -s -C "$base" kernelversion)") ;;
 esac
-load_series "$sfile"
-series=("${patches[@]}")
-fdir=$CI_DIR/faults/$(basename "$(dirname "$sfile")")
+series=()
+if [ -n "$sfile" ]; then
+	load_series "$sfile"
+	series=("${patches[@]}")
+	fdir=$CI_DIR/faults/$(basename "$(dirname "$sfile")")
+fi
 [ -d "$fdir" ] || die "no faults for the series of $sfile (no $fdir)"
 [ -f "$fdir/targets" ] || die "no $fdir/targets: what catches each fault"
 # By default the faults that must be caught: an edit that keeps a patch of
 # the series from applying, and those that $fdir/must-catch names.
+# (A tests series has no zswap patch of its own to edit.)
 [ ${#faults[@]} -gt 0 ] ||
-	mapfile -t faults < <(echo not-applying; sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/must-catch")
+	mapfile -t faults < <([ -n "$tests_base" ] || echo not-applying
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/must-catch")
 # The faults in zswap_invalidate() meet the zswap tests, those in
 # swap_cgroup its KUnit tests; test_memcontrol would add minutes.
 tests_like() {
@@ -54,7 +77,12 @@ tests_like() {
 # The zswap tests: the repository's, upstream's test_zswap with the cases
 # a series adds to it, and the KUnit tests.
 zswap_tests=$(tests_like '\(zswap_\|test_zswap\|kunit_\)')
-n=${#series[@]}
+# under FAULT: the series a fault of a tests series goes on top of, by the
+# name of its folder under patches/ (nothing: the base alone).
+under() {
+	[ -f "$fdir/under" ] || return 0
+	awk -v f="$1" '!/^#/ && $1 == f { print $2 }' "$fdir/under"
+}
 # target FAULT: its lines of targets, less the name (CHECK VERDICT
 # [alone]); every one must hold. A CHECK of the form kcsan/CHECK is judged
 # on the fault's KCSAN row (ci/run-series.sh --kcsan), which is then run.
@@ -75,29 +103,49 @@ for f in "${faults[@]}"; do
 	d=$results/$f
 	mkdir -p "$d/patches"
 	: >"$d/patches/series"
+	if [ -n "$tests_base" ]; then
+		series=()
+		u=$(under "$f")
+		if [ -n "$u" ]; then
+			load_series "$REPO_DIR/patches/$u/series"
+			series=("${patches[@]}")
+		fi
+	fi
+	n=${#series[@]}
 	for p in "${series[@]}"; do
 		cp "$p" "$d/patches/"
 		basename "$p" >>"$d/patches/series"
 	done
 	last=$n
 	if [ "$f" = not-applying ]; then
-		# Change one context line of the first patch that has it, as a
-		# hand edit would (the LTS series mark the test data_race()).
+		# Change the first context line of mm/zswap.c in the first patch
+		# that changes that file, as a hand edit would.
 		victim=$(cd "$d/patches" &&
-			xargs grep -l $'^ \tif (.*xa_empty(tree))' <series | head -n1)
+			xargs grep -l '^+++ b/mm/zswap.c$' <series | head -n1)
 		[ -n "$victim" ] || die "not-applying: no patch to edit"
 		last=$(grep -nx "$victim" "$d/patches/series" | cut -d: -f1)
-		sed -i '0,/^ \tif (\(.*\)xa_empty(tree))/s// \tif (\1xa_is_empty(tree))/' "$d/patches/$victim"
+		line=$(awk '/^\+\+\+ b\/mm\/zswap.c$/ { z = 1; next }
+			/^diff --git / { z = 0 }
+			z && /^ [^ ]/ { print NR; exit }' "$d/patches/$victim")
+		[ -n "$line" ] || die "not-applying: $victim has no context line in mm/zswap.c"
+		sed -i "${line}s|\$| /* edited by hand */|" "$d/patches/$victim"
 	else
 		cp "$fdir/$f.patch" "$d/patches/"
 		echo "$f.patch" >>"$d/patches/series"
 		last=$((n + 1))
 		victim=$f.patch
 	fi
-	tests=$zswap_tests
-	# The swap_cgroup faults meet its KUnit tests (v6.12, v6.1), which
-	# catch a lost update where swapcg_concurrent did not (README).
-	case $f in swap-cgroup-*) tests=kunit_results ;; esac
+	# A fault judged on named tests (targets: CHECK, or kcsan/CHECK, a
+	# test of the main boot) boots with those alone: its verdict reads
+	# nothing else, and the other tests would only take minutes. So the
+	# swap_cgroup faults meet its KUnit tests (v6.12, v6.1), which catch a
+	# lost update where swapcg_concurrent did not (README), and a tests
+	# series' faults its tests, the kernel's test_zswap. A fault judged on
+	# the whole row (tests, boot) meets the zswap tests.
+	tests=$(target "$f" | awk '{ sub(/^.*\//, "", $1); print $1 }' |
+		grep -xFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+			"$REPO_DIR/selftests/tests.list") | sort -u | paste -sd, -) || true
+	[ -n "$tests" ] || tests=$zswap_tests
 	say "fault $f: running the series with it at point $last"
 	rc=0
 	# The gates and a variant build only where the fault is for them, and
@@ -106,14 +154,16 @@ for f in "${faults[@]}"; do
 	case $f in
 	sparse-warning) gates=last tests=zswap_roundtrip ;;
 	nomemcg-build-break) variants=last tests=zswap_roundtrip ;;
-	# Layouts that swap does not reach: only the KUnit tests make them.
-	seed000-posted|rcu-dropped-early|no-recheck) tests=kunit_results ;;
+	# Judged on the debug row as a whole (a lockdep splat), seen while
+	# the KUnit tests change the tree.
+	erase-after-unlock) tests=kunit_results ;;
 	esac
-	kcsan=none
+	kcsan=none debug=none
 	[ "$f" = not-applying ] || ! target "$f" | grep -q '^ kcsan/' || kcsan=last
+	[ "$f" = not-applying ] || ! target "$f" | grep -q '^ debug/' || debug=last
 	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/run-series.sh" \
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
-		--debug none --variants "$variants" --gates "$gates" \
+		--debug "$debug" --variants "$variants" --gates "$gates" \
 		--kcsan "$kcsan" --distro none \
 		--from "$last" --only "$tests" >"$d/run.log" 2>&1 || rc=$?
 	why="" v="" vrc=0
@@ -125,7 +175,10 @@ for f in "${faults[@]}"; do
 		# The judge says whether each row is red for the fault's reason.
 		while read -r check rest; do
 			row=default
-			case $check in kcsan/*) row=kcsan check=${check#kcsan/} ;; esac
+			case $check in
+			kcsan/*) row=kcsan check=${check#kcsan/} ;;
+			debug/*) row=debug check=${check#debug/} ;;
+			esac
 			row=$d/run/$(printf '%02d' "$last")-$row
 			c=0
 			# shellcheck disable=SC2086 # VERDICT [alone], as words

@@ -6,32 +6,42 @@
 #
 #   ci/test-mail.sh [--keep]      (--keep: leave the scratch folder)
 #
+# The sender is a git identity of the test's own, "A U Thor
+# <a.u.thor@zswap-series-ci.org>", in a git configuration file of its own
+# (GIT_CONFIG_GLOBAL), as a new user would have it. In the copy, the last
+# patch (of two or more) is given a real other author, as a backport of
+# someone's commit would have; the others keep this repository's
+# placeholder author.
 #   a) v1: cover letter + one mail a patch (a single patch carries the
-#      cover letter below its "---", as b4 does), checkpatch-clean, From:
-#      the sender with the sender's Signed-off-by, To/Cc with the zswap
-#      maintainers and linux-mm@kvack.org, the cover naming the upstream
-#      tag and the Debian package;
+#      cover letter below its "---", as b4 does), checkpatch-clean, To/Cc
+#      with the zswap maintainers, linux-mm@kvack.org and Matthew Wilcox
+#      (patches/mainline/cc), the cover naming the upstream tag and the
+#      Debian package; every mail From: the sender, the placeholder
+#      nowhere in any mail; the placeholder's patches are the sender's
+#      (no in-body From:, the sender's Signed-off-by in place of the
+#      placeholder's), the other author's keeps its author as in-body
+#      From: and its Signed-off-by, the sender's added last; the cover
+#      letter's shortlog names the sender and the other author;
 #   b) --mark-sent of v1, an edit of one patch's commit message, then v2:
 #      same change-id, subjects "v2", a range-diff in the cover showing
 #      the edit, a link to v1;
-#   d) --send as maintainers@users.noreply.a-seed-c881d9f4.example (this
-#      repository's git identity), with a reserved domain, a no-reply
-#      mailbox and no user.email: each refused, nothing written or sent
-#      (the SMTP server is a command that records being run and fails);
-#   c, e) --prefix RFC --send as a sender who can receive replies, through
-#      a sendmail command that keeps the mails: [PATCH RFC v2 ...] (b4
-#      writes its prefixes after PATCH, unlike git format-patch --rfc),
-#      b4 sends them, b4.json records v2 as sent.
+#   d) refusals: no user.email (nothing written, --send or not); --send as
+#      this machine's placeholder identity, with a reserved domain, a
+#      no-reply mailbox: each refused before anything is written; --send
+#      of a copy of the series (--base FOLDER) in which a patch names the
+#      placeholder in a Tested-by: and a reserved domain in a Cc: tag:
+#      refused, naming the mail and both identities; nothing sent (the
+#      SMTP server is a command that records being run and fails);
+#   c, e) --prefix RFC --send as the sender, through a sendmail command
+#      that keeps the mails: [PATCH RFC v2 ...] (b4 writes its prefixes
+#      after PATCH, unlike git format-patch --rfc), b4 sends them, b4.json
+#      records v2 as sent.
 #
-# Identities: (a) and (b) only write mails, so they are written --from
-# 'Test Sender <test.sender@example.org>', a reserved domain that belongs
-# to nobody; (c, e) need an address that --send accepts, a made-up one,
-# test.sender@zswap-series-ci.org, and their mails go to a local command,
-# never to the network (sendemail.smtpserver is that command).
-# Git configuration: a file of the test's own (GIT_CONFIG_GLOBAL) with
-# this repository's noreply identity, which mail.sh reads for (d).
-# Takes a few minutes on 2 cores: four runs of mail.sh, each making a
-# sparse clone of the mainline tree of ci/tree.sh; nothing is built.
+# zswap-series-ci.org is a made-up domain that --send accepts; no mail
+# goes to the network (sendemail.smtpserver is a local command).
+# Takes a few minutes on 2 cores: five runs of mail.sh that write mails,
+# each making a sparse clone of the mainline tree of ci/tree.sh; nothing
+# is built.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -62,8 +72,11 @@ check() {
 	fi
 }
 
+placeholder='Seed c881d9f4 maintainers <maintainers@users.noreply.a-seed-c881d9f4.example>'
 noreply='maintainers@users.noreply.a-seed-c881d9f4.example'
-sender='Test Sender <test.sender@example.org>'
+sender='A U Thor <a.u.thor@zswap-series-ci.org>'
+other='Real Author <real.author@zswap-series-ci.org>'
+willy='willy@infradead.org'
 cat >"$tmp/sendmail-fails" <<EOF
 #!/bin/sh
 touch '$tmp/smtp-attempted'
@@ -75,13 +88,15 @@ cat >>'$tmp/sent.mbox'
 echo >>'$tmp/sent.mbox'
 EOF
 chmod +x "$tmp/sendmail-fails" "$tmp/sendmail-keeps"
-cat >"$tmp/gitconfig" <<EOF
-[user]
-	name = Seed c881d9f4 maintainers
-	email = $noreply
-[sendemail]
-	smtpserver = $tmp/sendmail-fails
-EOF
+# gitconfig NAME EMAIL SMTP: a git configuration of that identity (none
+# where empty) with that SMTP server command.
+gitconfig() {
+	printf '[user]\n'
+	[ -z "$1" ] || printf '\tname = %s\n' "$1"
+	[ -z "$2" ] || printf '\temail = %s\n' "$2"
+	printf '[sendemail]\n\tsmtpserver = %s\n' "$3"
+}
+gitconfig "${sender% <*}" a.u.thor@zswap-series-ci.org "$tmp/sendmail-fails" >"$tmp/gitconfig"
 export GIT_CONFIG_GLOBAL=$tmp/gitconfig GIT_CONFIG_NOSYSTEM=1
 
 # The scratch repository with the series.
@@ -97,33 +112,59 @@ if [ ! -f "$repo/patches/mainline/cover-letter.txt" ]; then
 		>"$repo/patches/mainline/cover-letter.txt"
 fi
 series=$repo/patches/mainline/series
+patch_n() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" | sed -n "$1p"; }
+npatch=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" | wc -l)
+echo "# series: $npatch patch(es), copied from $src"
+# set_author PATCH 'Name <addr>': the patch's From: and its Signed-off-by
+# of the placeholder become that author's, as in a backport of someone
+# else's commit.
+set_author() {
+	python3 -c 'import re, sys
+path, author, placeholder = sys.argv[1:]
+text = open(path, encoding="utf-8").read()
+head, sep, rest = text.partition("\n\n")
+head = re.sub(r"(?m)^From: .*(\n[ \t].*)*", lambda _: "From: " + author, head, count=1)
+rest = rest.replace("Signed-off-by: " + placeholder, "Signed-off-by: " + author, 1)
+open(path, "w", encoding="utf-8").write(head + sep + rest)' "$1" "$2" "$placeholder"
+}
+nown=$npatch
+if [ "$npatch" -gt 1 ]; then
+	set_author "$repo/patches/mainline/$(patch_n "$npatch")" "$other"
+	nown=$((npatch - 1))
+	echo "# patch $npatch of $npatch is now by $other"
+else
+	echo "# one patch: no patch of another author in this test"
+fi
 sgit() {
 	git -C "$repo" -c user.name=test-mail -c user.email=test-mail@localhost "$@"
 }
 sgit init -q
 sgit add -A
 sgit commit -q -m 'the series as v1'
-npatch=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" | wc -l)
-echo "# series: $npatch patch(es), copied from $src"
 
 envs=$("$CI_DIR/tree.sh" mainline)
 eval "$envs"
 echo "# base: $ZS_UPSTREAM, $ZS_BASE_DESC"
 
-# mail OUT ARGS...: ci/mail.sh on the scratch series into $tmp/OUT.
+# mail OUT ARGS...: ci/mail.sh on the scratch series into $tmp/OUT; what
+# names the series otherwise (e.g. what=(--base FOLDER), for one run).
+what=()
 mail() {
 	local o=$1
 	shift
 	local rc=0
-	"$CI_DIR/mail.sh" --series "$series" --out "$tmp/$o" "$@" \
+	[ ${#what[@]} -gt 0 ] || what=(--series "$series")
+	"$CI_DIR/mail.sh" "${what[@]}" --out "$tmp/$o" "$@" \
 		>"$tmp/$o.out" 2>"$tmp/$o.err" </dev/null || rc=$?
 	echo "$rc" >"$tmp/$o.rc"
-	echo "# mail.sh $* -> exit $rc ($(($(date +%s) - t0)) s so far)"
+	echo "# mail.sh ${what[*]#"$tmp/"} $* -> exit $rc ($(($(date +%s) - t0)) s so far)"
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$tmp/$o.err" | tail -n 15
+	what=()
 }
 rc_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
 # refused NAME PATTERN: the run NAME failed, saying PATTERN.
-refused() { [ "$(cat "$tmp/$1.rc")" != 0 ] && grep -q "$2" "$tmp/$1.err"; }
+refused() { [ "$(cat "$tmp/$1.rc")" != 0 ] && grep -q -- "$2" "$tmp/$1.err"; }
+no_mails() { [ -z "$(ls "$tmp/$1"/*.eml 2>/dev/null)" ]; }
 nothing_sent() {
 	[ ! -e "$tmp/smtp-attempted" ] && [ -z "$(ls "$tmp"/send-*/*.eml 2>/dev/null)" ]
 }
@@ -133,6 +174,8 @@ headers() {
 	awk '/^$/ { exit } /^[ \t]/ { h = h $0; next } { if (h != "") print h; h = $0 }
 		END { if (h != "") print h }' "$1"
 }
+# body MAIL: the mail's body.
+body() { awk 'b { print } /^$/ { b = 1 }' "$1"; }
 # cover DIR: the cover letter mail (the only mail of a single patch).
 cover() {
 	if [ "$npatch" -eq 1 ]; then
@@ -140,6 +183,15 @@ cover() {
 	else
 		grep -lE "^Subject: \[[^]]*PATCH[^]]* 0+/$npatch\]" "$1"/*.eml
 	fi
+}
+# patch_mails DIR: the mails of the patches, in order.
+patch_mails() {
+	local m c
+	c=$(cover "$1")
+	for m in "$1"/*.eml; do
+		[ "$npatch" -gt 1 ] && [ "$m" = "$c" ] && continue
+		echo "$m"
+	done
 }
 nmails() {
 	local want=$((npatch > 1 ? npatch + 1 : 1)) have
@@ -154,12 +206,13 @@ checkpatch_clean() {
 	done
 	[ "$(find "$tmp/$1" -name 'checkpatch-*.log' | wc -l)" -eq "$npatch" ]
 }
+# recipients DIR ADDR...: every mail of DIR has each ADDR in To or Cc.
 recipients() {
-	local m h addr
-	for m in "$tmp/$1"/*.eml; do
+	local d=$1 m h addr
+	shift
+	for m in "$tmp/$d"/*.eml; do
 		h=$(headers "$m" | grep -E '^(To|Cc):')
-		for addr in hannes@cmpxchg.org yosry@kernel.org nphamcs@gmail.com \
-			chengming.zhou@linux.dev linux-mm@kvack.org; do
+		for addr in "$@"; do
 			grep -qF "$addr" <<<"$h" || { echo "# $m: no $addr in To/Cc"; return 1; }
 		done
 	done
@@ -171,16 +224,54 @@ subjects() {
 			{ echo "# $(headers "$m" | grep '^Subject:')"; return 1; }
 	done
 }
+# no_placeholder FILE...: the placeholder author, by its name or its
+# address, is nowhere in them, headers and bodies.
+no_placeholder() {
+	local f
+	for f in "$@"; do
+		! grep -qi 'c881d9f4' "$f" || { echo "# $f: $(grep -i -m1 'c881d9f4' "$f")"; return 1; }
+	done
+}
 from_sender() {
 	local m
 	for m in "$tmp/$1"/*.eml; do
 		headers "$m" | grep -xF "From: $sender" >/dev/null || { echo "# $m: not From: $sender"; return 1; }
-		[ "$m" = "$(cover "$tmp/$1")" ] && [ "$npatch" -gt 1 ] && continue
-		grep -qxF "Signed-off-by: $sender" "$m" || { echo "# $m: no Signed-off-by: $sender"; return 1; }
-		# The author, someone else, stays as the in-body From:.
-		awk 'body { exit !/^From: / } /^$/ { body = 1 }' "$m" ||
-			{ echo "# $m: no in-body From: of the author"; return 1; }
 	done
+}
+# signoffs MAIL: the Signed-off-by lines of a patch mail, in order.
+signoffs() { body "$1" | sed -n '/^---$/q; s/^Signed-off-by: //p'; }
+# in_body_from MAIL: the in-body From: b4 writes for another author.
+in_body_from() { body "$1" | sed -n '1s/^From: //p'; }
+# own_work DIR: the placeholder's patches are the sender's: no in-body
+# From:, the sender's Signed-off-by alone. The other author's patch
+# keeps its author and sign-off, with the sender's after it.
+own_work() {
+	local m n=0 nother=0 want
+	while IFS= read -r m; do
+		n=$((n + 1))
+		if [ "$n" -le "$nown" ]; then
+			[ -z "$(in_body_from "$m")" ] ||
+				{ echo "# $m: in-body From: $(in_body_from "$m")"; return 1; }
+			want=$sender
+		else
+			[ "$(in_body_from "$m")" = "$other" ] ||
+				{ echo "# $m: in-body From: '$(in_body_from "$m")', not $other"; return 1; }
+			want=$other$'\n'$sender
+			nother=$((nother + 1))
+		fi
+		[ "$(signoffs "$m")" = "$want" ] ||
+			{ echo "# $m: Signed-off-by: $(signoffs "$m" | paste -sd'|')"; return 1; }
+	done < <(patch_mails "$tmp/$1")
+	[ "$n" -eq "$npatch" ] && [ "$nother" -eq $((npatch - nown)) ]
+}
+# shortlog_names COVER: b4's shortlog in the cover letter counts the
+# sender's patches and the other author's.
+shortlog_names() {
+	[ "$npatch" -gt 1 ] || return 0
+	grep -qxF "${sender% <*} ($nown):" "$1" ||
+		{ echo "# no '${sender% <*} ($nown):' in $1"; return 1; }
+	[ "$nown" -eq "$npatch" ] || grep -qxF "${other% <*} (1):" "$1" ||
+		{ echo "# no '${other% <*} (1):' in $1"; return 1; }
 }
 # names_base MAIL: "Based on TAG; tested on PACKAGE." (folded) in MAIL.
 names_base() {
@@ -196,15 +287,22 @@ for k in sys.argv[2].split("."):
 print(d)' "$repo/patches/mainline/b4.json" "$1" 2>/dev/null
 }
 
-echo "# a) v1"
-mail v1 --from "$sender"
+echo "# a) v1, as $sender (git config)"
+mail v1
 c1=$(cover "$tmp/v1" | sed -n 1p)
 check "v1: mail.sh exits 0" rc_is v1 0
 check "v1: cover letter + one mail a patch ($npatch)" nmails v1
 check "v1: checkpatch --strict clean on every patch mail" checkpatch_clean v1
 check "v1: subjects are [PATCH ...] without a revision" subjects v1 '\[PATCH( [0-9]+/[0-9]+)?\]'
-check "v1: To/Cc have the zswap maintainers and linux-mm@kvack.org" recipients v1
-check "v1: From: the sender, who signs off; the author stays as in-body From:" from_sender v1
+check "v1: To/Cc have the zswap maintainers, linux-mm@kvack.org and $willy (patches/mainline/cc)" \
+	recipients v1 hannes@cmpxchg.org yosry@kernel.org nphamcs@gmail.com \
+	chengming.zhou@linux.dev linux-mm@kvack.org "$willy"
+check "v1: every mail is From: the sender" from_sender v1
+check "v1: the placeholder author is in no mail" no_placeholder "$tmp"/v1/*.eml
+check "v1: the placeholder's patches are the sender's; the other author's keeps its author, the sender signs off last" \
+	own_work v1
+check "v1: the cover letter's shortlog names the sender ($nown) and the other author" \
+	shortlog_names "$c1"
 check "v1: the cover letter names $ZS_UPSTREAM and the Debian package" names_base "$c1"
 check "v1: the cover letter has a change-id" test -n "$(changeid "$c1")"
 
@@ -218,11 +316,12 @@ check "mark-sent: b4.json records v1's Message-ID and the revision 2" \
 check "mark-sent: b4.json names the commit holding v1" \
 	test "$(state sent.v1.commit)" = "$(git -C "$repo" rev-parse HEAD)"
 edit='This paragraph was added for v2 by ci/test-mail.sh.'
-first=$repo/patches/mainline/$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" | sed -n 1p)
+first=$repo/patches/mainline/$(patch_n 1)
 awk -v text="$edit" '!done && /^$/ { print; print text; print ""; done = 1; next } { print }' \
 	"$first" >"$tmp/edited" && cat "$tmp/edited" >"$first"
 sgit commit -q -a -m 'v2: reword, and b4.json of v1'
-mail v2 --from "$sender"
+v2commit=$(git -C "$repo" rev-parse HEAD)
+mail v2
 c2=$(cover "$tmp/v2" | sed -n 1p)
 check "v2: mail.sh exits 0 (checkpatch clean)" rc_is v2 0
 check "v2: cover letter + one mail a patch" nmails v2
@@ -233,9 +332,17 @@ check "v2: the cover letter has a 'Changes in v2:' section linking to v1" \
 	grep -qF "Link to v1: https://lore.kernel.org/r/$(msgid "$c1")" "$c2"
 check "v2: the cover letter has a range-diff against v1 showing the edit" \
 	rangediff_shows "$c2" "$edit"
+check "v2: the placeholder author is in no mail" no_placeholder "$tmp"/v2/*.eml
 
-echo "# d) --send refused for senders who cannot receive replies"
-mail send-noreply --send
+echo "# d) refusals: no identity; --send of identities that cannot receive replies"
+gitconfig "${sender% <*}" '' "$tmp/sendmail-fails" >"$tmp/gitconfig-noemail"
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-noemail mail noident
+check "no user.email: refused, saying so" refused noident "no sender: git config user.email is not set"
+check "no user.email: no mail written" no_mails noident
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-noemail mail send-noemail --send
+check "--send without user.email: refused" refused send-noemail "user.email is not set"
+gitconfig "${placeholder% <*}" "$noreply" "$tmp/sendmail-fails" >"$tmp/gitconfig-placeholder"
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-placeholder mail send-noreply --send
 check "--send as $noreply: refused, saying why" \
 	refused send-noreply "refusing to send as '$noreply'.*no-reply.*Nothing was sent"
 mail send-example --send --from 'Test Sender <test.sender@example.com>'
@@ -244,18 +351,36 @@ check "--send as test.sender@example.com: refused, reserved domain" \
 mail send-noreply-local --send --from 'Bot <no-reply@zswap-series-ci.org>'
 check "--send as no-reply@zswap-series-ci.org: refused, no-reply mailbox" \
 	refused send-noreply-local "no-reply mailbox"
-printf '[user]\n\tname = Nobody\n[sendemail]\n\tsmtpserver = %s\n' "$tmp/sendmail-fails" >"$tmp/gitconfig-noemail"
-GIT_CONFIG_GLOBAL=$tmp/gitconfig-noemail mail send-noemail --send
-check "--send without user.email: refused" refused send-noemail "no user.email"
-check "--send refused: no SMTP attempted, no mail written" nothing_sent
+# A copy of the series in which the first patch names the placeholder in
+# a Tested-by: and a reserved domain in a Cc: (tags checkpatch takes).
+cp -r "$repo/patches/mainline" "$repo/patches/planted"
+rm -f "$repo/patches/planted/b4.json"
+planted_cc='Some One <some.one@example.net>'
+python3 -c 'import sys
+path, *tags = sys.argv[1:]
+text = open(path, encoding="utf-8").read()
+at = text.index("\nSigned-off-by: ") + 1
+open(path, "w", encoding="utf-8").write(text[:at] + "".join(t + "\n" for t in tags) + text[at:])' \
+	"$repo/patches/planted/$(patch_n 1)" "Tested-by: $placeholder" "Cc: $planted_cc"
+sgit add patches/planted
+sgit commit -q -m 'a copy of the series with identities that cannot receive replies'
+what=(--base "$repo/patches/planted")
+mail planted --send
+planted_mail=$(grep -lF "Tested-by: $placeholder" "$tmp"/planted/*.eml 2>/dev/null | sed -n 1p)
+check "--send of a series (--base FOLDER) naming unreachable identities: refused" \
+	refused planted "refusing: the mails above name identities that cannot receive replies"
+check "... naming the mail and the placeholder's Tested-by:" \
+	grep -qF "$(basename "${planted_mail:-none}"): Tested-by: $placeholder" "$tmp/planted.err"
+check "... and the reserved domain's Cc:" grep -qF "Cc: $planted_cc" "$tmp/planted.err"
+check "--send refused: no SMTP attempted, no mail written by a refused send" nothing_sent
 check "--send refused: b4.json still at v2" test "$(state revision)" = 2
+check "--send refused: the planted series has no b4.json" test ! -e "$repo/patches/planted/b4.json"
 
-echo "# c) and e) --prefix RFC --send as a sender who can receive replies, to a local command"
-sed "s|$tmp/sendmail-fails|$tmp/sendmail-keeps|" "$tmp/gitconfig" >"$tmp/gitconfig-send"
+echo "# c) and e) --prefix RFC --send as the sender, to a local command"
+gitconfig "${sender% <*}" a.u.thor@zswap-series-ci.org "$tmp/sendmail-keeps" >"$tmp/gitconfig-send"
 rc=0
 printf '\n' | GIT_CONFIG_GLOBAL=$tmp/gitconfig-send "$CI_DIR/mail.sh" --series "$series" \
 	--out "$tmp/sent" --prefix RFC --send --no-sign \
-	--from 'Test Sender <test.sender@zswap-series-ci.org>' \
 	>"$tmp/sent.out" 2>"$tmp/sent.err" || rc=$?
 echo "# mail.sh --prefix RFC --send -> exit $rc ($(($(date +%s) - t0)) s so far)"
 [ "$rc" -eq 0 ] || sed 's/^/#   /' "$tmp/sent.err" | tail -n 15
@@ -268,10 +393,16 @@ nsent=$(grep -c '^Message-I[Dd]:' "$tmp/sent.mbox" 2>/dev/null || true)
 check "send: b4 sent $want mail(s) through sendemail.smtpserver" test "${nsent:-0}" -eq "$want"
 nrfc=$(tr -d '\r' <"$tmp/sent.mbox" 2>/dev/null | grep -c '^Subject: \[PATCH RFC v2' || true)
 check "send: the mails sent are [PATCH RFC v2 ...] too" test "${nrfc:-0}" -eq "$want"
+check "send: the placeholder author is in no mail sent" no_placeholder "$tmp/sent.mbox"
 sentid=$(tr -d '\r' <"$tmp/sent.mbox" | sed -n 's/^Message-I[Dd]: *<\(.*\)>/\1/p' | sed -n 1p)
+# equals WHAT GOT WANT: GOT is WANT, or say both.
+equals() { [ "$2" = "$3" ] || { echo "# $1: $2, want $3"; return 1; }; }
+# The commit that holds v2 is the one made for it (the planted copy came
+# after it).
 check "send: b4.json records the sent v2 (Message-ID, commit) and moves to v3" \
-	test "$(state sent.v2.message-id)/$(state sent.v2.commit)/$(state revision)" = \
-	"$sentid/$(git -C "$repo" rev-parse HEAD)/3"
+	equals "b4.json's v2 Message-ID/commit/revision" \
+	"$(state sent.v2.message-id)/$(state sent.v2.commit)/$(state revision)" \
+	"$sentid/$v2commit/3"
 check "send: nothing went to the failing SMTP command" test ! -e "$tmp/smtp-attempted"
 
 echo "1..$n"
