@@ -9,7 +9,7 @@
 #                    [--variants all|last|none] [--gates all|last|none]
 #                    [--distro all|last|none] [--kcsan last|all|none]
 #                    [--stress full|short] [--only TEST,...]
-#                    [--debug-only TEST,...]
+#                    [--debug-only TEST,...] [--boots all|last]
 #                    [--tests-series FILE|none]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
@@ -35,6 +35,11 @@
 # --only: run only these tests, in the main boot (and the KCSAN and debug
 # rows) only. --debug-only: on the debug row, these tests only (with the
 # debug config, test_zswap alone takes minutes; ci/test.sh).
+# --boots last: boot and test only the last point that changes the kernel;
+# every other point is applied, checkpatched and built (and gets its
+# --variants, --gates, --distro rows), so that each patch still builds at
+# its own position (ci/test.sh on the LTS series, to stay within its hour;
+# default all).
 # --tests-series: the series of kselftests put on top of each point for
 # the guest's tests, never built into its kernel (default: the base's,
 # patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y;
@@ -50,6 +55,7 @@ set -euo pipefail
 
 base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 distro=all kcsan=last stress=full tests_series="" debug_only=""
+boots=all
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || case $1 in -h|--help) ;; --*) die "$1 needs a value, or is no option (see --help)" ;; esac
 	case $1 in
@@ -66,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--to) to=$2 ;;
 	--only) only=$2 ;;
 	--debug-only) debug_only=$2 ;;
+	--boots) boots=$2 ;;
 	--tests-series) tests_series=$2 ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -78,6 +85,7 @@ case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
 case $distro in last|all|none) ;; *) die "--distro last|all|none" ;; esac
 case $kcsan in last|all|none) ;; *) die "--kcsan last|all|none" ;; esac
 case $stress in full|short) ;; *) die "--stress full|short" ;; esac
+case $boots in all|last) ;; *) die "--boots all|last" ;; esac
 # Refused here, before anything is installed, unpacked or built.
 [[ $from =~ ^[0-9]+$ ]] || die "--from $from: not a point number (0 is the base)"
 [[ -z $to || $to =~ ^[0-9]+$ ]] || die "--to $to: not a point number (0 is the base)"
@@ -331,7 +339,8 @@ build_variant() {
 same_kernel() {
 	local prev
 	prev=$results/$(printf '%02d' $(($1 - 1)))-default
-	[ "$1" -gt 0 ] && [ -f "$prev/result.json" ] && grep -q '^boot ' "$prev/steps" &&
+	[ "$1" -gt 0 ] && [ -f "$prev/result.json" ] &&
+		grep '^boot ' "$prev/steps" | grep -qv ' skip$' &&
 		only_tools "$1" && ! touches_tests "$1"
 }
 
@@ -392,42 +401,13 @@ run_point() {
 				>>"$d/steps" 2>"$d/gates.err" ||
 				echo "gate-run fail" >>"$d/steps"
 		fi
-		if [ -z "${ZS_ACCEL:-}" ]; then
-			ZS_ACCEL=$(timed "$d/times" probe "$CI_DIR/probe-accel.sh" "$d/bzImage" "$initrd")
-			export ZS_ACCEL
-			echo "accel:   $ZS_ACCEL (2 vCPUs)" >>"$results/header"
-			say "boot: accelerator $ZS_ACCEL"
-		fi
-		say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
-		local extra="" ny
-		ny=$(notyet "$k")
-		[ -z "$ny" ] || extra="zs.notyet=$ny"
-		# Words of the command line the kernel does not know, without a
-		# dot, reach the guest's init, and the tests, as environment.
-		[ "$stress" = full ] || [ "$config" != default ] ||
-			[ "$k" -ge "$last_kernel" ] ||
-			extra="$extra ZSWAP_STRESS_SECONDS=5 SWAPCG_SECONDS=5"
-		local run=$only
-		[ "$config" != debug ] || [ -z "$debug_only" ] || run=$debug_only
-		if [ "$config" = kcsan ]; then
-			# The tests that run code of the series on both vCPUs at
-			# once, or those --only names.
-			boot_profile "$d" boot "$d" "$limit" "zs.only=${run:-$kcsan_tests} $extra"
-		elif [ -n "$run" ]; then
-			boot_profile "$d" boot "$d" "$limit" "zs.only=$run $extra"
+		if [ "$config" = default ] && [ "$boots" = last ] &&
+			[ "$k" -lt "$last_kernel" ]; then
+			echo "boot skip" >>"$d/steps"
+			say "[$k/${#patches[@]}] $name: built; not booted (--boots last: only point $last_kernel is)"
 		else
-			boot_profile "$d" boot "$d" "$limit" "$extra"
+			boot_point "$k" "$name" "$config" "$d" "$limit"
 		fi
-		# The other boots of ci/profiles, where the image has their tests
-		# (not with --only or --debug-only, which pick tests of the main
-		# boot).
-		local pname popts
-		while read -r pname popts; do
-			if [ -n "$run" ] || [ "$config" = kcsan ]; then break; fi
-			grep -qx "tests-$pname.list" "$image/lists" || continue
-			say "[$k/${#patches[@]}] $name: boot $pname ($config)"
-			boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
-		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/profiles")
 	else
 		echo "build fail" >>"$d/steps"
 		echo "boot skip" >>"$d/steps"
@@ -438,6 +418,48 @@ run_point() {
 	local v
 	v=$(python3 "$CI_DIR/verdict.py" point "$d") || true
 	say "[$k/${#patches[@]}] $name: $v"
+}
+
+# boot_point K NAME CONFIG DIR LIMIT: boot the row's bzImage and run its
+# tests: the main boot, then the other boots of ci/profiles.
+boot_point() {
+	local k=$1 name=$2 config=$3 d=$4 limit=$5
+	if [ -z "${ZS_ACCEL:-}" ]; then
+		ZS_ACCEL=$(timed "$d/times" probe "$CI_DIR/probe-accel.sh" "$d/bzImage" "$initrd")
+		export ZS_ACCEL
+		echo "accel:   $ZS_ACCEL (2 vCPUs)" >>"$results/header"
+		say "boot: accelerator $ZS_ACCEL"
+	fi
+	say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
+	local extra="" ny
+	ny=$(notyet "$k")
+	[ -z "$ny" ] || extra="zs.notyet=$ny"
+	# Words of the command line the kernel does not know, without a
+	# dot, reach the guest's init, and the tests, as environment.
+	[ "$stress" = full ] || [ "$config" != default ] ||
+		[ "$k" -ge "$last_kernel" ] ||
+		extra="$extra ZSWAP_STRESS_SECONDS=5 SWAPCG_SECONDS=5"
+	local run=$only
+	[ "$config" != debug ] || [ -z "$debug_only" ] || run=$debug_only
+	if [ "$config" = kcsan ]; then
+		# The tests that run code of the series on both vCPUs at
+		# once, or those --only names.
+		boot_profile "$d" boot "$d" "$limit" "zs.only=${run:-$kcsan_tests} $extra"
+	elif [ -n "$run" ]; then
+		boot_profile "$d" boot "$d" "$limit" "zs.only=$run $extra"
+	else
+		boot_profile "$d" boot "$d" "$limit" "$extra"
+	fi
+	# The other boots of ci/profiles, where the image has their tests
+	# (not with --only or --debug-only, which pick tests of the main
+	# boot).
+	local pname popts
+	while read -r pname popts; do
+		if [ -n "$run" ] || [ "$config" = kcsan ]; then break; fi
+		grep -qx "tests-$pname.list" "$image/lists" || continue
+		say "[$k/${#patches[@]}] $name: boot $pname ($config)"
+		boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/profiles")
 }
 
 failed_apply=""

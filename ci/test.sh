@@ -74,9 +74,11 @@ stage "series is patches/mainline/series" diff -u \
 	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|mainline/|' "$REPO_DIR/patches/mainline/series") \
 	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
 # What the main job runs at every point is cut here, to keep the test
-# command short on 2 cores: every point of every series is built and gets
-# its three boots, and beyond that only rows whose builds its fault
-# stages need anyway. The debug config (lockdep, PROVE_RCU, KASAN) at the
+# command short on 2 cores: every point of every series is built; every
+# point of mainline, the series that goes to linux-mm, gets its three
+# boots, and of the LTS backports the last point that changes the kernel
+# (--boots last: the main job boots the others). Beyond that only rows
+# whose builds its fault stages need anyway. The debug config (lockdep, PROVE_RCU, KASAN) at the
 # last point of mainline, the series that goes to linux-mm, whose
 # erase-after-unlock fault must turn that row red: there the KUnit tests
 # of the range erase must pass (with every test, test_zswap's cases
@@ -98,7 +100,9 @@ for base in "${bases[@]}"; do
 	mainline)
 		opts=(--variants none --debug last --debug-only kunit_results
 			--kcsan none --gates none) ;;
-	v6.12) opts=(--variants none --debug none --kcsan last --gates none) ;;
+	v6.12) opts=(--variants none --debug none --kcsan last --gates none
+			--boots last) ;;
+	v6.1) opts+=(--boots last) ;;
 	esac
 	opts+=(--stress short)
 	stage "series on $base, every point green" \
