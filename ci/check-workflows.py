@@ -442,6 +442,10 @@ def replay(name, upload, table_script, layout, runs):
                 os.symlink(os.path.join(REPO, entry), os.path.join(tmp, entry))
         want = {}
         for base, run in runs.items():
+            if not os.path.exists(os.path.join(run, "summary.json")):
+                # its series stage failed before the end: nothing to cut
+                bad(f"{name}: {run} has no summary.json to replay")
+                continue
             ref = os.path.join(tmp, "ref-" + base)
             shutil.copytree(run, ref, ignore=shutil.ignore_patterns(
                 "image", "*.img", "bzImage*"))
@@ -463,7 +467,7 @@ def replay(name, upload, table_script, layout, runs):
                        dict(os.environ, GITHUB_STEP_SUMMARY=summary))
         with open(summary) as f:
             shown = f.read()
-        for base in runs:
+        for base in want:
             got_dir = os.path.join(tmp, "all", base)
             got = rows(got_dir) if os.path.exists(
                 os.path.join(got_dir, "summary.json")) else []

@@ -58,26 +58,70 @@ tests_series_for() {
 # (ci/image.sh) from TREE as it is, with the patches of TESTS_SERIES put on
 # top with ci/apply.sh for the build (OUTDIR/tests-apply.log) and taken off
 # again: the tree is left at the commit it was at. Fails, saying why, when
-# a patch does not apply or the tests do not build.
+# a patch does not apply or the tests do not build. An image made before
+# from the same sources (image_key) is taken from the cache instead.
 tests_image() {
-	local tree=$1 out=$2 ts=${3:-} head p rc=0
+	local tree=$1 out=$2 ts=${3:-} head p rc=0 key="" f
 	# load_series sets these: the caller's stay as they are.
-	local patches patch_dir
+	local patches=() patch_dir
 	head=$(git -C "$tree" rev-parse HEAD)
 	mkdir -p "$out"
 	: >"$out/tests-apply.log"
-	if [ -n "$ts" ]; then
-		load_series "$ts"
-		for p in "${patches[@]}"; do
-			"$CI_DIR/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
-			grep 'APPLY FAILED' "$out/tests-apply.log" >&2 || true
-			git -C "$tree" reset -q --hard "$head"
-			return 1
-		done
+	[ -z "$ts" ] || load_series "$ts"
+	key=$(image_key "$tree" "${patches[@]}") || key=""
+	local kept=$CACHE_DIR/images/$key
+	if [ -n "$key" ] && [ -f "$kept/initramfs.cpio.gz" ]; then
+		cp "$kept"/* "$out/"
+		touch "$kept"
+		echo "image: made before from the same sources, kept in $kept" >>"$out/tests-apply.log"
+		return 0
 	fi
+	for p in "${patches[@]}"; do
+		"$CI_DIR/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
+		grep 'APPLY FAILED' "$out/tests-apply.log" >&2 || true
+		git -C "$tree" reset -q --hard "$head"
+		return 1
+	done
 	"$CI_DIR/image.sh" "$tree" "$out" || rc=$?
 	git -C "$tree" reset -q --hard "$head"
+	if [ $rc -eq 0 ] && [ -n "$key" ]; then
+		rm -rf "$kept.new"
+		mkdir -p "$kept.new"
+		for f in initramfs.cpio.gz lists selftests-build.log tests-apply.log; do
+			cp "$out/$f" "$kept.new/"
+		done
+		rm -rf "$kept"
+		mv "$kept.new" "$kept"
+		keep_newest "$CACHE_DIR/images" 100
+	fi
 	return $rc
+}
+
+# image_key TREE PATCH...: a name for everything the test image is made
+# from: TREE's tools/testing/selftests as committed, the tests series'
+# patches, this repository's selftests/ and guest init, the compiler, the
+# C library and busybox. Fails (no key: the image is built) when TREE is
+# not a git tree or has changes of that folder not committed.
+image_key() {
+	local tree=$1 sub
+	shift
+	sub=$(git -C "$tree" rev-parse -q --verify HEAD:tools/testing/selftests) || return 1
+	[ -z "$(git -C "$tree" status --porcelain -- tools/testing/selftests)" ] || return 1
+	{
+		echo "$sub"
+		[ $# -eq 0 ] || cat "$@"
+		(cd "$REPO_DIR" && find selftests ci/guest ci/image.sh -type f -print0 |
+			LC_ALL=C sort -z | xargs -0 sha1sum)
+		gcc --version | sed -n 1p
+		dpkg-query -W libc6-dev linux-libc-dev busybox-static 2>&1 || true
+	} | sha1sum | cut -d' ' -f1
+}
+
+# keep_newest DIR N: remove all but the N entries of DIR modified last
+# (a cache's bound; its users touch an entry when they use it).
+keep_newest() {
+	find "$1" -mindepth 1 -maxdepth 1 -printf '%T@ %p\n' | sort -rn |
+		tail -n +$(($2 + 1)) | cut -d' ' -f2- | xargs -r rm -rf
 }
 
 # load_series FILE: set patches (paths, in order) and patch_dir. Entries
@@ -103,6 +147,21 @@ reset_tree() {
 	git -C "$1" am --abort >/dev/null 2>&1 || true
 	git -C "$1" reset -q --hard zs-base
 	git -C "$1" clean -q -f -d -x
+}
+
+# clear_stale_locks DIR: remove the lock files git left in the working
+# tree DIR's own git folder (index, HEAD) when a job holding DIR was
+# killed half-way through a git command (a run stopped by its machine's
+# end). Only the holder of DIR (use_tree) writes them, so with DIR held
+# they are a dead job's, and git would refuse every later command there.
+clear_stale_locks() {
+	local gd f
+	gd=$(git -C "$1" rev-parse --absolute-git-dir) || return 0
+	for f in index.lock HEAD.lock ORIG_HEAD.lock; do
+		[ -e "$gd/$f" ] || continue
+		say "tree: removing $gd/$f, left by a job that was killed"
+		rm -f "$gd/$f"
+	done
 }
 
 # use_tree BASE: prepare BASE with ci/tree.sh and hold a working tree of it,
@@ -133,6 +192,7 @@ use_tree() {
 		git -C "$repo" worktree prune
 		git -C "$repo" worktree add -q --detach "$dir" zs-base
 	fi
+	clear_stale_locks "$dir"
 	# At its base: nothing of the job that held it before.
 	reset_tree "$dir"
 	ZS_TREE=$dir
@@ -171,7 +231,9 @@ build_folder() {
 				mv "$d" "$keep/$at"
 			elif [ ! -d "$keep/$at" ]; then
 				# A copy that fails (the disk full) costs a rebuild
-				# of those sources when they come back, no more.
+				# of those sources when they come back, no more;
+				# one a killed job left half-made is removed first.
+				rm -rf "$keep/$at.new"
 				if cp -a "$d" "$keep/$at.new" 2>/dev/null; then
 					mv "$keep/$at.new" "$keep/$at"
 				else
@@ -186,8 +248,7 @@ build_folder() {
 		fi
 		echo "$id" >"$d.tree"
 	fi
-	find "$keep" -mindepth 1 -maxdepth 1 -printf '%T@ %p\n' | sort -rn |
-		tail -n +41 | cut -d' ' -f2- | xargs -r rm -rf
+	keep_newest "$keep" 40
 	echo "$d"
 }
 
