@@ -498,6 +498,18 @@ def variant_report(run, out, meta, points, rows, bad, data, modes, keys):
     if vv:
         L += ["## Variant against variant", ""]
         L += side_by_side(data, modes, keys, vv, names, False)[0]
+    report_end(L, run, out, meta, rows, data, modes, keys, plot, names,
+               [(base, k) for k in vs] + vv, "variant vs base")
+
+
+def report_end(L, run, out, meta, rows, data, modes, keys, plot, names,
+               pairs=None, what="patched vs previous point"):
+    """What both reports end with, after their comparison tables: calls to
+    the invalidate path, lock acquisitions (swap_cgroup's lock only where
+    some point's kernel has one), means, determinism; then the .md, .tsv
+    and plot are written. pairs: the lock tables' comparisons (None: each
+    point against the one before it)."""
+    ks = list(names)
     calls = calls_counts(run)
     if calls:
         L += calls_lines(calls, ks, names, meta)
@@ -505,8 +517,7 @@ def variant_report(run, out, meta, points, rows, bad, data, modes, keys):
     locks = [(lk, c, n) for lk, c, n in locks if c and (
         lk is LOCKS[0] or any("no such lock" not in x for x in n))]
     for lk, counts, lnotes in locks:
-        L += lock_lines(counts, lnotes, ks, meta, lk,
-                        [(base, k) for k in vs] + vv)
+        L += lock_lines(counts, lnotes, ks, meta, lk, pairs)
     L += means_lines(data, modes, keys, ks)
     det = determinism(data)
     if det:
@@ -514,7 +525,7 @@ def variant_report(run, out, meta, points, rows, bad, data, modes, keys):
     with open(out + ".md", "w") as f:
         f.write("\n".join(L))
     write_tsv(out, rows, locks, calls)
-    write_plot(out, plot, names, modes, keys, "variant vs base")
+    write_plot(out, plot, names, modes, keys, what)
 
 
 def means_lines(data, modes, keys, ks):
@@ -579,7 +590,6 @@ def report(run, claims_path, out):
     if meta.get("compare") == "variants":
         return variant_report(run, out, meta, points, rows, bad, data,
                               modes, keys)
-    locks = [(lk,) + lock_counts(run, lk[0], lk[1]) for lk in LOCKS]
     names = dict(points)
     ks = [k for k, _ in points]
     L = header("Benchmarks", meta, points)
@@ -640,22 +650,7 @@ def report(run, claims_path, out):
                     plot.append((k, m, wl, ph, (r, lo, hi)))
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
-    # swap_cgroup's lock: only where some point's kernel has one.
-    locks = [(lk, c, n) for lk, c, n in locks if c and (
-        lk is LOCKS[0] or any("no such lock" not in x for x in n))]
-    calls = calls_counts(run)
-    if calls:
-        L += calls_lines(calls, ks, names, meta)
-    for lk, counts, lnotes in locks:
-        L += lock_lines(counts, lnotes, ks, meta, lk)
-    L += means_lines(data, modes, keys, ks)
-    det = determinism(data)
-    if det:
-        L += determinism_lines(det)
-    with open(out + ".md", "w") as f:
-        f.write("\n".join(L))
-    write_tsv(out, rows, locks, calls)
-    write_plot(out, plot, names, modes, keys)
+    report_end(L, run, out, meta, rows, data, modes, keys, plot, names)
 
 
 def determinism_ok(det):
