@@ -11,7 +11,14 @@
 # missing); a path takes a copy of that tree (its HEAD commit if it is a
 # git checkout, else the files as they are). The user's tree is only ever
 # read. Prints shell assignments: ZS_TREE, ZS_BASE_DESC, ZS_KVER, and
-# ZS_UPSTREAM (the upstream tag the tree corresponds to, where known).
+# ZS_UPSTREAM (the upstream tag the tree corresponds to, where known) and
+# ZS_STANDINS (how many stand-ins for mm-stable the base carries).
+#
+# A tree whose series is the mainline one, and whose zswap_invalidate()
+# does not take a range of slots yet (7.3 and before), gets the stand-ins
+# for the mm-stable commits that series is cut against
+# (patches/mm-stable/series) on top: the base, point 0, is the tree with
+# them. A tree that has that interface already gets none, saying so.
 #
 # The base is the tag zs-base of ZS_TREE. Its working files belong to the
 # job that holds the tree (use_tree in ci/lib.sh, which also gives a job
@@ -38,6 +45,7 @@ commit_all() {
 	git -C "$1" -c user.name=zswap-series -c user.email=ci@localhost \
 		commit -q --no-verify -m "$2"
 	git -C "$1" tag -f zs-base >/dev/null
+	git -C "$1" tag -f zs-upstream >/dev/null
 }
 
 # unpack_debian: unpack $tarball into $tree once, as one commit.
@@ -98,7 +106,7 @@ v[0-9]*.[0-9]*)
 			say "tree: fetching $head from $src"
 			git -C "$tree" fetch -q "$src" "$head"
 		fi
-		git -C "$tree" tag -f zs-base "$head" >/dev/null
+		git -C "$tree" tag -f zs-upstream "$head" >/dev/null
 	else
 		desc="$src (plain directory)"
 		# Copied into a tree of its own, committed there, and only
@@ -113,14 +121,18 @@ v[0-9]*.[0-9]*)
 		else
 			git -C "$tree" fetch -q "$tree.import" HEAD
 		fi
-		git -C "$tree" tag -f zs-base "$(git -C "$tree.import" rev-parse HEAD)" >/dev/null
+		git -C "$tree" tag -f zs-upstream "$(git -C "$tree.import" rev-parse HEAD)" >/dev/null
 		rm -rf "$tree.import"
 	fi
 	;;
 esac
 
-# The version of zs-base, whatever the working files hold now.
-kver=$(git -C "$tree" show zs-base:Makefile | awk -F' *= *' 'seen[$1]++ { next }
+# A Debian tree unpacked before zs-upstream was kept: zs-base is that.
+git -C "$tree" rev-parse -q --verify zs-upstream >/dev/null ||
+	git -C "$tree" tag zs-upstream zs-base
+
+# The version of the tree as fetched, whatever the working files hold now.
+kver=$(git -C "$tree" show zs-upstream:Makefile | awk -F' *= *' 'seen[$1]++ { next }
 	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 	$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
 	END { printf "%s%s%s%s\n", v, p != "" ? "." p : "", p != "" && s != "" ? "." s : "", e }')
@@ -134,5 +146,65 @@ mainline|v[0-9]*)
 	;;
 esac
 
-printf 'ZS_TREE=%q\nZS_BASE_DESC=%q\nZS_KVER=%q\nZS_UPSTREAM=%q\n' \
-	"$tree" "$desc ($kver)" "$kver" "$upstream"
+# takes_range COMMIT: zswap_invalidate() takes a range of slots there (the
+# three parameters of mm-stable's), or zswap has no such function.
+takes_range() {
+	local h
+	h=$(git -C "$tree" show "$1:include/linux/zswap.h" 2>/dev/null) || return 0
+	tr '\n' ' ' <<<"$h" | grep -qE 'void zswap_invalidate\([^,)]*,[^,)]*,[^)]*\)' ||
+		! grep -q 'void zswap_invalidate' <<<"$h"
+}
+
+# apply_standins COMMIT: commit the stand-ins ($patches) on COMMIT, without
+# touching the working files (they may be a job's), and print the last.
+# The commits are the same for the same inputs: their dates are the
+# patches', their committer the pipeline.
+apply_standins() {
+	local head=$1 p tmp
+	tmp=$(mktemp -d)
+	GIT_INDEX_FILE=$tmp/index git -C "$tree" read-tree "$head"
+	for p in "${patches[@]}"; do
+		git mailinfo "$tmp/msg" "$tmp/diff" <"$p" >"$tmp/info"
+		GIT_INDEX_FILE=$tmp/index git -C "$tree" apply --cached "$tmp/diff" 2>"$tmp/err" ||
+			die "stand-in $(basename "$p") does not apply to $desc: $(grep -m1 '^error:' "$tmp/err" || cat "$tmp/err")"
+		head=$(
+			info() { sed -n "s/^$1: //p" "$tmp/info"; }
+			export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE
+			GIT_AUTHOR_NAME=$(info Author) GIT_AUTHOR_EMAIL=$(info Email)
+			GIT_AUTHOR_DATE=$(info Date) GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+			{ info Subject; echo; cat "$tmp/msg"; } |
+				git -C "$tree" -c user.name=zswap-series -c user.email=ci@localhost \
+					commit-tree "$(GIT_INDEX_FILE=$tmp/index git -C "$tree" write-tree)" -p "$head"
+		)
+	done
+	rm -rf "$tmp"
+	echo "$head"
+}
+
+standins=0
+if [ "$(series_for "$kver")" = "$REPO_DIR/patches/mainline/series" ]; then
+	if takes_range zs-upstream; then
+		say "tree: zswap_invalidate() takes a range here already: no stand-in for mm-stable applied"
+	else
+		load_series "$REPO_DIR/patches/mm-stable/series"
+		standins=${#patches[@]}
+		# Made once for these stand-ins on this tree, then kept.
+		key=$(cat <(git -C "$tree" rev-parse zs-upstream) "${patches[@]}" | sha1sum | cut -c1-12)
+		made=$(cat "$tree/.git/zs-standins-$key" 2>/dev/null) || made=""
+		if [ -z "$made" ] || ! git -C "$tree" rev-parse -q --verify "$made^{commit}" >/dev/null; then
+			say "tree: zswap_invalidate() takes no range here: the $standins stand-ins for mm-stable go on top (patches/mm-stable)"
+			made=$(apply_standins "$(git -C "$tree" rev-parse zs-upstream)")
+			echo "$made" >"$tree/.git/zs-standins-$key"
+		fi
+		git -C "$tree" tag -f zs-base "$made" >/dev/null
+	fi
+fi
+desc+=" ($kver)"
+if [ "$standins" -gt 0 ]; then
+	desc+=", with $standins stand-ins for mm-stable"
+else
+	git -C "$tree" tag -f zs-base zs-upstream >/dev/null
+fi
+
+printf 'ZS_TREE=%q\nZS_BASE_DESC=%q\nZS_KVER=%q\nZS_UPSTREAM=%q\nZS_STANDINS=%q\n' \
+	"$tree" "$desc" "$kver" "$upstream" "$standins"
