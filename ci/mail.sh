@@ -460,7 +460,14 @@ fi
 # changes since the revision sent last.
 {
 	printf '%s\n\n' "$(cat "$cover")"
-	if [ -n "$ZS_UPSTREAM" ]; then
+	if [ "${ZS_STANDINS:-0}" -gt 0 ] &&
+		[ "$(realpath "$sdir")" = "$REPO_DIR/patches/mainline" ]; then
+		# The series needs the mm-stable commits that the base's
+		# stand-ins name (their messages give the ids).
+		ids=$(sed -n 's/.*(\([0-9a-f]\{12\}\) in mm-stable.*/\1/p' \
+			"$REPO_DIR"/patches/mm-stable/*.patch | paste -sd' ' -)
+		echo "Based on mm-stable as of 2026-10-09; it needs the commits $ids there. Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins written from their description give $ZS_UPSTREAM their interface."
+	elif [ -n "$ZS_UPSTREAM" ]; then
 		echo "Based on $ZS_UPSTREAM; tested on $ZS_BASE_DESC."
 	else
 		echo "Based on $ZS_BASE_DESC."

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every way a swapped-out page held in zswap can go away must free its zswap
- * entry (zswap_invalidate) and its swap slot: munmap, MADV_DONTNEED,
- * MADV_FREE, process exit and swapoff. After each, zswap stored_pages and
+ * entry (zswap_invalidate) and its swap slot: munmap, MADV_DONTNEED (of
+ * the whole region, and of single pages), MADV_FREE, process exit and
+ * swapoff. After each, zswap stored_pages and
  * the swap devices' Used must be back at their starting values, within what
  * the per-CPU swap slot caches may hold.
  *
@@ -123,6 +124,45 @@ TEST_F_TIMEOUT(inval, madv_free, 120)
 	}
 	free(ents);
 	ASSERT_EQ(0, bad);
+}
+
+/*
+ * Free every other page on its own, each a range of one slot whose entry
+ * is still there, as exit or munmap() do with swap entries that lie on
+ * no run of slots. Half the entries must go, the other half must stay and
+ * still hold their pages: a search that misses the range's last slot
+ * leaks the first half, one that reaches past it frees the second.
+ */
+TEST_F_TIMEOUT(inval, single_pages, 120)
+{
+	struct zsw_counters mid;
+	long swapped, stored;
+	size_t i;
+
+	if (!zsw_require(_metadata, INV_NEEDS))
+		return;
+	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
+		return;
+
+	push_out(_metadata, self);
+	swapped = zsw_count_swapped(self->buf, self->npages);
+	stored = zsw_stored_pages();
+	for (i = 0; i < self->npages; i += 2)
+		ASSERT_EQ(0, madvise(self->buf + i * zsw_page_size(),
+				     zsw_page_size(), MADV_DONTNEED));
+	/* The freed half is gone from zswap, the rest is still there. */
+	mid.stored = stored - swapped / 2;
+	mid.used = self->base.used + swapped - swapped / 2;
+	zsw_assert_baseline(_metadata, &mid, "MADV_DONTNEED of every other page");
+	ASSERT_GE(zsw_stored_pages(), stored - swapped / 2 - zsw_tolerance())
+		TH_LOG("entries of pages still swapped out were freed");
+	/* Every kept page reads back from zswap as it was written. */
+	for (i = 1; i < self->npages; i += 2)
+		ASSERT_EQ(-1, zsw_check_range(self->buf, i, 1, ZSW_PAT_ONES, 0))
+			TH_LOG("page %zu came back wrong", i);
+	ASSERT_EQ(0, munmap(self->buf, self->len));
+	self->buf = NULL;
+	zsw_assert_baseline(_metadata, &self->base, "munmap");
 }
 
 /* What the exiting child saw while its pages were out */
