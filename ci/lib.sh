@@ -26,6 +26,75 @@ die() {
 	exit 1
 }
 
+# Checks of the values given on a command line, each run before anything
+# is installed, fetched, unpacked, checked out or built: each dies naming
+# the option (OPT, e.g. --runs) and what is wrong with VALUE.
+
+# The bases ci/tree.sh knows by name; any other base is a kernel tree's path.
+ZS_BASES="mainline v6.12 v6.1"
+
+# check_base OPT VALUE: one of ZS_BASES, or the path of a kernel tree (a
+# Makefile and mm/ there).
+check_base() {
+	case " $ZS_BASES " in *" $2 "*) [ -n "$2" ] && return 0 ;; esac
+	[ -f "$2/Makefile" ] && [ -d "$2/mm" ] && return 0
+	local why="there is no such file or folder"
+	[ ! -e "$2" ] || why="it has no Makefile and mm/"
+	die "$1 '$2': no such base: give ${ZS_BASES// /, } or the path of a kernel tree ($why)"
+}
+
+# check_count OPT VALUE: a whole number above 0.
+check_count() {
+	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2': not a whole number above 0"
+}
+
+# check_choice OPT VALUE WORD...: VALUE is one of the WORDs.
+check_choice() {
+	local opt=$1 v=$2 w
+	shift 2
+	for w in "$@"; do [ "$v" != "$w" ] || return 0; done
+	die "$opt '$v': not one of $*"
+}
+
+# check_words OPT LIST WORD...: LIST is one or more of the WORDs, comma-
+# separated.
+check_words() {
+	local opt=$1 list=$2 w items
+	shift 2
+	[[ -n $list && $list != ,* && $list != *, && $list != *,,* ]] ||
+		die "$opt '$list': not a comma-separated list of $(IFS=,; echo "$*")"
+	IFS=, read -ra items <<<"$list"
+	for w in "${items[@]}"; do
+		[[ " $* " == *" $w "* && $w != *" "* ]] ||
+			die "$opt '$list': $w is none of $(IFS=,; echo "$*")"
+	done
+}
+
+# check_file OPT PATH: an existing file.
+check_file() {
+	[ -f "$2" ] || die "$1 '$2': no such file"
+}
+
+# check_outdir OPT PATH [VALUE]: PATH is a folder that can be made or
+# written in: not an existing file, nor under one. VALUE is what OPT was
+# given, if not PATH (a file to be written in the folder PATH).
+check_outdir() {
+	local d=$2 v=${3:-$2}
+	[ -n "$d" ] || die "$1: an empty path"
+	while [ ! -e "$d" ]; do d=$(dirname "$d"); done
+	[ -d "$d" ] || die "$1 '$v': $d is a file, not a folder"
+	[ -w "$d" ] || die "$1 '$v': $d is not writable"
+}
+
+# check_series OPT FILE: a series file whose patches are all there
+# (load_series, in a subshell: the caller's patches stay as they are).
+check_series() {
+	local why
+	check_file "$1" "$2"
+	why=$(load_series "$2" 2>&1 >/dev/null) || true
+	[ -z "$why" ] || die "$1 '$2': ${why#error: }"
+}
+
 # The kconfig fragments of the test kernel's default configuration, in
 # merge order (ci/run-series.sh; ci/bisect.sh builds in the same folder).
 # shellcheck disable=SC2034 # used by the scripts that source this file
@@ -39,6 +108,24 @@ series_for() {
 	v6.1|6.1|6.1.*) echo "$REPO_DIR/patches/v6.1/series" ;;
 	v6.12|6.12|6.12.*) echo "$REPO_DIR/patches/v6.12/series" ;;
 	*) echo "$REPO_DIR/patches/mainline/series" ;;
+	esac
+}
+
+# makefile_kver: the kernel version that the top Makefile on stdin names
+# (6.12.118, 7.3.0-rc7), as make kernelversion prints it.
+makefile_kver() {
+	awk -F' *= *' 'seen[$1]++ { next }
+	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+	$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
+	END { printf "%s%s%s%s\n", v, p != "" ? "." p : "", p != "" && s != "" ? "." s : "", e }'
+}
+
+# base_series BASE: the series of a base of check_base, where known before
+# its tree is prepared: by name, or by the version of a tree's Makefile.
+base_series() {
+	case " $ZS_BASES " in
+	*" $1 "*) series_for "$1" ;;
+	*) series_for "$(makefile_kver <"$1/Makefile")" ;;
 	esac
 }
 

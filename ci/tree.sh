@@ -31,6 +31,7 @@ set -euo pipefail
 
 [ $# -eq 1 ] || die "usage: $0 mainline|v6.12|v6.1|PATH"
 base=$1
+check_base base "$base"
 trees=$CACHE_DIR/trees
 mkdir -p "$trees"
 # Two jobs preparing the same base at once would unpack it twice.
@@ -73,7 +74,7 @@ mainline)
 	desc="Debian $ZS_PKG $ZS_DEBVER ($ZS_SUITE)"
 	unpack_debian
 	;;
-v[0-9]*.[0-9]*)
+v6.12|v6.1)
 	pkg=linux-source-${base#v}
 	"$CI_DIR/deps.sh" "$pkg" || die "cannot install $pkg"
 	debver=$(dpkg-query -W -f='${Version}' "$pkg")
@@ -132,14 +133,11 @@ git -C "$tree" rev-parse -q --verify zs-upstream >/dev/null ||
 	git -C "$tree" tag zs-upstream zs-base
 
 # The version of the tree as fetched, whatever the working files hold now.
-kver=$(git -C "$tree" show zs-upstream:Makefile | awk -F' *= *' 'seen[$1]++ { next }
-	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
-	$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
-	END { printf "%s%s%s%s\n", v, p != "" ? "." p : "", p != "" && s != "" ? "." s : "", e }')
+kver=$(git -C "$tree" show zs-upstream:Makefile | makefile_kver)
 # The upstream tag of a Debian tree: 7.3.0-rc7 is v7.3-rc7, 6.12.117 is
 # v6.12.117; a tree of your own names none.
 case $base in
-mainline|v[0-9]*)
+mainline|v6.12|v6.1)
 	upstream=v${kver%%-*}
 	upstream=${upstream%.0}
 	case $kver in *-rc*) upstream+=-${kver##*-} ;; esac
