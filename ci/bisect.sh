@@ -29,29 +29,37 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-mainline} series="" results=""
-while [ $# -gt 1 ]; do
+base=${ZS_BASE:-mainline} series="" results="" check=""
+usage="usage: $0 [--base B] [--series FILE] [--results DIR] build|boot|TEST"
+while [ $# -gt 0 ]; do
 	case $1 in
-	--base) base=$2 ;;
-	--series) series=$2 ;;
-	--results) results=$2 ;;
-	*) die "unknown option $1 (see the head of $0)" ;;
+	--base) base=${2-} ;;
+	--series) series=${2-} ;;
+	--results) results=${2-} ;;
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	-*) die "unknown option $1 ($usage)" ;;
+	*)
+		[ -z "$check" ] || die "one check only: $check and $1 ($usage)"
+		check=$1
+		shift
+		continue
+		;;
 	esac
+	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
 	shift 2
 done
-[ $# -eq 1 ] || die "usage: $0 [--base B] [--series FILE] [--results DIR] build|boot|TEST"
-check=$1
+[ -n "$check" ] || die "no check given ($usage)"
 
-say "tree: preparing base $base"
-use_tree "$base"
-tree=$ZS_TREE
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
-load_series "$series"
-n=${#patches[@]}
-[ "$n" -gt 0 ] || die "series $series is empty"
-results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$results"
-results=$(realpath "$results")
+# Refused here, before a tree is prepared or anything built.
+check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+[ -z "$results" ] || check_outdir --results "$results"
+if [ -n "$series" ]; then
+	check_series --series "$series"
+	load_series "$series"
+else
+	load_series "$(base_series "$base")"
+fi
+[ ${#patches[@]} -gt 0 ] || die "series ${series:-of $base} is empty: nothing to bisect"
 
 # What a boot runs: nothing (zs.only names no test), or the one test, in
 # its profile's boot.
@@ -61,8 +69,11 @@ build) ;;
 boot) opts="zs.only=-" ;;
 *:*)
 	pname=${check%%:*} test=${check#*:}
+	if [ -z "$pname" ] || [ -z "$test" ]; then
+		die "$check: not PROFILE:TEST (the check is build, boot, TEST or PROFILE:TEST)"
+	fi
 	popts=$(awk -v p="$pname" '$1 == p { $1 = ""; print }' "$CI_DIR/profiles")
-	[ -n "$popts" ] || die "no boot $pname in ci/profiles"
+	[ -n "$popts" ] || die "$check: no boot $pname in ci/profiles (the check is build, boot, TEST or PROFILE:TEST)"
 	opts="$popts zs.only=$test"
 	;;
 *)
@@ -72,8 +83,19 @@ boot) opts="zs.only=-" ;;
 esac
 if [ -n "$test" ]; then
 	grep -qx "$test" <(sed 's/#.*//' "$REPO_DIR"/selftests/tests*.list) ||
-		die "no test $test in selftests/tests*.list"
+		die "$check: no test $test in selftests/tests*.list (the check is build, boot, TEST or PROFILE:TEST)"
 fi
+say "tree: preparing base $base"
+use_tree "$base"
+tree=$ZS_TREE
+[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+load_series "$series"
+n=${#patches[@]}
+[ "$n" -gt 0 ] || die "series $series is empty: nothing to bisect"
+results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$results"
+results=$(realpath "$results")
+
 if [ "$check" != build ]; then
 	# Once, from the base with the base's tests series on top (as
 	# run-series.sh does at a point whose patch leaves the selftests).

@@ -57,69 +57,63 @@ base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=
 distro=all kcsan=last stress=full tests_series="" debug_only=""
 boots=all
 while [ $# -gt 0 ]; do
-	[ $# -ge 2 ] || case $1 in -h|--help) ;; --*) die "$1 needs a value, or is no option (see --help)" ;; esac
 	case $1 in
-	--base) base=$2 ;;
-	--series) series=$2 ;;
-	--results) results=$2 ;;
-	--debug) debug=$2 ;;
-	--from) from=$2 ;;
-	--variants) variants=$2 ;;
-	--gates) gates=$2 ;;
-	--distro) distro=$2 ;;
-	--kcsan) kcsan=$2 ;;
-	--stress) stress=$2 ;;
-	--to) to=$2 ;;
-	--only) only=$2 ;;
-	--debug-only) debug_only=$2 ;;
-	--boots) boots=$2 ;;
-	--tests-series) tests_series=$2 ;;
+	--base) base=${2-} ;;
+	--series) series=${2-} ;;
+	--results) results=${2-} ;;
+	--debug) debug=${2-} ;;
+	--from) from=${2-} ;;
+	--variants) variants=${2-} ;;
+	--gates) gates=${2-} ;;
+	--distro) distro=${2-} ;;
+	--kcsan) kcsan=${2-} ;;
+	--stress) stress=${2-} ;;
+	--to) to=${2-} ;;
+	--only) only=${2-} ;;
+	--debug-only) debug_only=${2-} ;;
+	--boots) boots=${2-} ;;
+	--tests-series) tests_series=${2-} ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
+	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
 	shift 2
 done
-case $debug in last|all|none) ;; *) die "--debug last|all|none" ;; esac
-case $variants in last|all|none) ;; *) die "--variants last|all|none" ;; esac
-case $gates in last|all|none) ;; *) die "--gates last|all|none" ;; esac
-case $distro in last|all|none) ;; *) die "--distro last|all|none" ;; esac
-case $kcsan in last|all|none) ;; *) die "--kcsan last|all|none" ;; esac
-case $stress in full|short) ;; *) die "--stress full|short" ;; esac
-case $boots in all|last) ;; *) die "--boots all|last" ;; esac
 # Refused here, before anything is installed, unpacked or built.
-[[ $from =~ ^[0-9]+$ ]] || die "--from $from: not a point number (0 is the base)"
-[[ -z $to || $to =~ ^[0-9]+$ ]] || die "--to $to: not a point number (0 is the base)"
+check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+for o in debug variants gates distro kcsan; do
+	check_choice "--$o" "${!o}" last all none
+done
+check_choice --stress "$stress" full short
+check_choice --boots "$boots" all last
+[[ $from =~ ^[0-9]+$ ]] || die "--from '$from': not a point number (0 is the base)"
+[[ -z $to || $to =~ ^[0-9]+$ ]] || die "--to '$to': not a point number (0 is the base)"
 [ -z "$to" ] || [ "$to" -ge "$from" ] || die "--to $to is before --from $from"
 case $tests_series in
 ""|none) ;;
-*) [ -f "$tests_series" ] || die "--tests-series $tests_series: no such file" ;;
+*) check_series --tests-series "$tests_series" ;;
 esac
-case $base in
-mainline|v[0-9]*.[0-9]*) ;;
-*)
-	if [ ! -f "$base/Makefile" ] || [ ! -d "$base/mm" ]; then
-		die "--base $base: not mainline, vX.Y or a kernel tree (no Makefile or mm/ there)"
-	fi
-	;;
-esac
+[ -z "$results" ] || check_outdir --results "$results"
 for t in ${only//,/ } ${debug_only//,/ }; do
 	grep -qx "$t" <(sed 's/#.*//' "$REPO_DIR/selftests/tests.list") ||
 		die "--only/--debug-only $t: not a test of the main boot (selftests/tests.list)"
 done
-# check_from: --from names a point of the series in $patches.
+# check_from: --from and --to name points of the series in $patches.
 check_from() {
 	[ "$from" -le ${#patches[@]} ] ||
 		die "--from $from: the series has ${#patches[@]} patches (points 0 to ${#patches[@]})"
+	[ -z "$to" ] || [ "$to" -le ${#patches[@]} ] ||
+		die "--to $to: the series has ${#patches[@]} patches (points 0 to ${#patches[@]})"
 }
-# The series, where it is known before the tree is (not for a tree of
-# your own without --series, whose version picks it).
-early=$series
-[ -n "$early" ] || case $base in mainline|v[0-9]*) early=$(series_for "$base") ;; esac
-if [ -n "$early" ]; then
-	[ -f "$early" ] || die "--series $early: no such file"
-	load_series "$early"
-	check_from
+# The series, known before the tree is: --series, or the base's (by its
+# name, or by the version of a tree of your own).
+if [ -n "$series" ]; then
+	check_series --series "$series"
+	load_series "$series"
+else
+	load_series "$(base_series "$base")"
 fi
+check_from
 t_start=$(date +%s)
 if [ "$gates" != none ]; then
 	# The gates' tools, as ZS_GATES picks them (ci/gates.sh); coccinelle

@@ -29,31 +29,38 @@ set -euo pipefail
 
 base=${ZS_BASE:-mainline} results=""
 while [ $# -gt 0 ]; do
-	case $1 in --base|--results) [ $# -ge 2 ] || die "$1 needs a value" ;; esac
 	case $1 in
-	--base) base=$2; shift 2 ;;
-	--results) results=$2; shift 2 ;;
+	--base) base=${2-} ;;
+	--results) results=${2-} ;;
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see --help)" ;;
 	*) break ;;
 	esac
+	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
+	shift 2
 done
 faults=("$@")
-results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$results"
-results=$(realpath "$results")
+# Refused here, before a tree is prepared or anything built.
+case $base in
+selftests-*) ;;
+*) check_base "${ZS_BASE:+ZS_BASE or }--base" "$base" ;;
+esac
+[ -z "$results" ] || check_outdir --results "$results"
 
 # The series of the base: by name, or by the version of a tree of your own;
 # for a tests series, the base its faults folder names.
 tests_base=""
 case $base in
-mainline|v[0-9]*) sfile=$(series_for "$base") ;;
 selftests-*)
 	fdir=$CI_DIR/faults/$base
-	[ -f "$fdir/base" ] || die "no $fdir/base: the base the faults of $base go on"
+	[ -f "$fdir/base" ] ||
+		die "--base $base: no $fdir/base, the base the faults of $base go on"
 	tests_base=$base
 	base=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/base")
 	sfile=""
 	;;
-*) sfile=$(series_for "$(make -s -C "$base" kernelversion)") ;;
+*) sfile=$(base_series "$base") ;;
 esac
 series=()
 if [ -n "$sfile" ]; then
@@ -94,6 +101,9 @@ for f in "${faults[@]}"; do
 	[ "$f" = not-applying ] || target "$f" >/dev/null ||
 		die "fault $f: no line in $fdir/targets names what must catch it"
 done
+results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$results"
+results=$(realpath "$results")
 pass=0 fail=0 infra=0 i=0
 echo "TAP version 13"
 echo "1..${#faults[@]}"

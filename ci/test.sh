@@ -11,19 +11,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 bases=(mainline v6.12 v6.1)
-[ -n "${ZS_BASE:-}" ] && bases=("$ZS_BASE")
-case $# in
-0) ;;
-2) [ "$1" = --base ] || die "unknown option $1 (usage: $0 [--base mainline|v6.12|v6.1|PATH])"
-	bases=("$2") ;;
-*) die "usage: $0 [--base mainline|v6.12|v6.1|PATH]" ;;
-esac
+usage="usage: $0 [--base mainline|v6.12|v6.1|PATH]"
+[ -z "${ZS_BASE:-}" ] || bases=("$ZS_BASE")
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	--base) bases=("${2-}") ;;
+	*) die "unknown option $1 ($usage)" ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
+	shift 2
+done
 # Refused now, not after the stages before the first run-series.sh.
-case ${bases[0]} in
-mainline|v6.12|v6.1) ;;
-*) [ -f "${bases[0]}/Makefile" ] ||
-	die "--base ${bases[0]}: not mainline, v6.12, v6.1 or a kernel tree" ;;
-esac
+check_base "${ZS_BASE:+ZS_BASE or }--base" "${bases[0]}"
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
