@@ -25,7 +25,8 @@
 #                        else MTTCG; lockstat boots as wall does, a kernel
 #                        with configs/lockstat.config, and counts per
 #                        phase how often zswap's tree lock was taken and
-#                        contended (/proc/lock_stat)
+#                        contended (/proc/lock_stat); kvm or tcg: wall
+#                        with that accelerator, not probed
 #     --runs N           boots per point and mode (default 3)
 #     --lockstat-runs N  boots per point in lockstat mode (default: --runs)
 #     --mib N            MiB each workload swaps (default 64)
@@ -61,57 +62,52 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--determinism) determinism=1; shift; continue ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	case $1 in
-	--base) base=$2 ;;
-	--tree) tree=$2 ;;
-	--series) series=$2 ;;
-	--points) points=$2 ;;
-	--variant) variants+=("$2") ;;
-	--modes) modes=$2 ;;
-	--runs) runs=$2 ;;
-	--lockstat-runs) lsruns=$2 ;;
-	--mib) mib=$2 ;;
-	--procs) procs=$2 ;;
-	--smp) smp=$2 ;;
-	--mem) mem=$2 ;;
-	--patterns) patterns=$2 ;;
-	--zswap) zswap=$2 ;;
-	--groups) groups=$2 ;;
-	--jobs) jobs=$2 ;;
-	--out) out=$2 ;;
-	--report) report=$2 ;;
+	--base) base=${2-} ;;
+	--tree) tree=${2-} ;;
+	--series) series=${2-} ;;
+	--points) points=${2-} ;;
+	--variant) variants+=("${2-}") ;;
+	--modes) modes=${2-} ;;
+	--runs) runs=${2-} ;;
+	--lockstat-runs) lsruns=${2-} ;;
+	--mib) mib=${2-} ;;
+	--procs) procs=${2-} ;;
+	--smp) smp=${2-} ;;
+	--mem) mem=${2-} ;;
+	--patterns) patterns=${2-} ;;
+	--zswap) zswap=${2-} ;;
+	--groups) groups=${2-} ;;
+	--jobs) jobs=${2-} ;;
+	--out) out=${2-} ;;
+	--report) report=${2-} ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
+	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
 	shift 2
 done
 
-"$CI_DIR/deps.sh" gnuplot-nox
-# brd keeps what is swapped to it in guest memory.
-if [ -z "$mem" ]; then
-	mem=$((mib * 4 + 512))
-	[ "$mem" -ge 1024 ] || mem=1024
+# Refused here, before anything is installed, unpacked or built.
+check_base --base "$base"
+for o in runs mib procs smp jobs; do check_count "--$o" "${!o}"; done
+[ -z "$lsruns" ] || check_count --lockstat-runs "$lsruns"
+[ -z "$mem" ] || check_count --mem "$mem"
+check_words --modes "$modes" icount wall lockstat kvm tcg
+check_words --patterns "$patterns" zero one random mixed
+check_words --zswap "$zswap" on off
+[ -z "$groups" ] || check_words --groups "$groups" pageout memcg swapcache parallel
+[ -z "$out" ] || check_outdir --out "$out"
+if [ -n "$report" ]; then
+	[[ $report != */ ]] || die "--report '$report': a file path without suffix, not a folder"
+	check_outdir --report "$(dirname "$report")" "$report"
 fi
-
-# The benchmark's own scratch tree and build folder, so that it can run
-# next to ci/run-series.sh; ccache is shared.
-bcache=$CACHE_DIR/bench
 if [ -n "$tree" ]; then
-	tree=$(realpath "$tree")
-	git -C "$tree" rev-parse -q --verify zs-base >/dev/null ||
-		die "$tree has no zs-base tag: make it with ci/tree.sh"
-	reset_tree "$tree"
-	ZS_KVER=$(make -s -C "$tree" kernelversion)
-	# The kernel cache key: what the tree holds, not where it is.
-	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER): $(git -C "$tree" log -1 --format=%s zs-base)"
-else
-	say "tree: preparing base $base"
-	ZS_CACHE=$bcache use_tree "$base"
-	tree=$ZS_TREE
+	git -C "$tree" rev-parse -q --verify zs-base >/dev/null 2>&1 ||
+		die "--tree '$tree': no tree with a zs-base tag: make one with ci/tree.sh"
 fi
-tag=${ZS_TAG:-$(basename "$tree")}
-case $base in v[0-9]*) label=$base ;; *) label=$ZS_KVER ;; esac
+if [ -n "$points" ]; then
+	[[ $points =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+		die "--points '$points': not a comma-separated list of point numbers (0 is the base)"
+fi
 
 # plist[K]: the patches of point K, one a line, in the order applied;
 # vname[K]: a variant's name.
@@ -138,6 +134,7 @@ if [ ${#variants[@]} -gt 0 ]; then
 			if [[ $it == *.patch ]]; then
 				plist[$k]+=$(realpath "$it")$'\n'
 			else
+				check_series "--variant $name" "$it"
 				load_series "$it"
 				plist[$k]+=$(printf '%s\n' "${patches[@]}")$'\n'
 			fi
@@ -145,6 +142,54 @@ if [ ${#variants[@]} -gt 0 ]; then
 	done
 	points=$(seq -s, 0 "$k")
 else
+	# The series, where it is known before the tree is: --series, the
+	# base's, or the version of --tree's Makefile; the points must be
+	# its.
+	if [ -n "$series" ]; then
+		check_series --series "$series"
+		early=$series
+	elif [ -n "$tree" ]; then
+		early=$(series_for "$(git -C "$tree" show zs-base:Makefile | makefile_kver)")
+	else
+		early=$(base_series "$base")
+	fi
+	load_series "$early"
+	IFS=, read -ra pts <<<"$points"
+	for k in "${pts[@]}"; do
+		[ "$k" -le ${#patches[@]} ] ||
+			die "--points: no point $k (the series has ${#patches[@]} patches, points 0 to ${#patches[@]})"
+	done
+	[ $determinism -eq 0 ] || [ ${#pts[@]} -le 1 ] ||
+		die "--determinism takes one point, not --points $points"
+fi
+
+"$CI_DIR/deps.sh" gnuplot-nox
+# brd keeps what is swapped to it in guest memory.
+if [ -z "$mem" ]; then
+	mem=$((mib * 4 + 512))
+	[ "$mem" -ge 1024 ] || mem=1024
+fi
+
+# The benchmark's own scratch tree and build folder, so that it can run
+# next to ci/run-series.sh; ccache is shared.
+bcache=$CACHE_DIR/bench
+if [ -n "$tree" ]; then
+	tree=$(realpath "$tree")
+	git -C "$tree" rev-parse -q --verify zs-base >/dev/null ||
+		die "$tree has no zs-base tag: make it with ci/tree.sh"
+	reset_tree "$tree"
+	ZS_KVER=$(make -s -C "$tree" kernelversion)
+	# The kernel cache key: what the tree holds, not where it is.
+	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER): $(git -C "$tree" log -1 --format=%s zs-base)"
+else
+	say "tree: preparing base $base"
+	ZS_CACHE=$bcache use_tree "$base"
+	tree=$ZS_TREE
+fi
+tag=${ZS_TAG:-$(basename "$tree")}
+case $base in v6.12|v6.1) label=$base ;; *) label=$ZS_KVER ;; esac
+
+if [ ${#variants[@]} -eq 0 ]; then
 	[ -n "$series" ] || series=$(series_for "$ZS_KVER")
 	series=$(realpath "$series")
 	load_series "$series"

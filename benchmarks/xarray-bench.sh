@@ -56,35 +56,64 @@ while [ $# -gt 0 ]; do
 	--pin) pin=1; shift; continue ;;
 	--static) static=1; shift; continue ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	case $1 in
-	--tree) tree=$2 ;;
-	--build-only) build_only=$2 ;;
-	--threads) threads=$2 ;;
-	--sizes) sizes=$2 ;;
-	--reps) reps=$2 ;;
-	--rounds) rounds=$2 ;;
-	--warmup) warmup=$2 ;;
-	--lock) locks=$2 ;;
-	--binary) binaries+=("$(realpath "$2")") ;;
-	--build-dir) build_dir=$2 ;;
-	--report) report=$2 ;;
-	--note) notes+=("$2") ;;
+	--tree) tree=${2-} ;;
+	--build-only) build_only=${2-} ;;
+	--threads) threads=${2-} ;;
+	--sizes) sizes=${2-} ;;
+	--reps) reps=${2-} ;;
+	--rounds) rounds=${2-} ;;
+	--warmup) warmup=${2-} ;;
+	--lock) locks=${2-} ;;
+	--binary) binaries+=("${2-}") ;;
+	--build-dir) build_dir=${2-} ;;
+	--report) report=${2-} ;;
+	--note) notes+=("${2-}") ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
+	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
 	shift 2
 done
-[[ $threads =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--threads $threads: a list such as 1,2"
-[[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: a list such as 1,16,512"
-[[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps $reps: a count"
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: a count"
-[ $((reps % rounds)) -eq 0 ] || die "--reps $reps: not a multiple of --rounds $rounds"
-[[ $warmup =~ ^[0-9]+$ ]] || die "--warmup $warmup: a count"
-IFS=, read -ra lock_list <<<"$locks"
-for l in "${lock_list[@]}"; do
-	case $l in mutex|spin) ;; *) die "--lock: $l is neither mutex nor spin" ;; esac
+# Refused here, before anything is installed, extracted or built.
+[[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+	die "--threads '$threads': a list of counts above 0, such as 1,2"
+[[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+	die "--sizes '$sizes': a list of powers of two, such as 1,16,512"
+IFS=, read -ra size_list <<<"$sizes"
+for n in "${size_list[@]}"; do
+	[ $((n & (n - 1))) -eq 0 ] || die "--sizes '$sizes': $n is not a power of two"
 done
+check_count --reps "$reps"
+check_count --rounds "$rounds"
+[ $((reps % rounds)) -eq 0 ] || die "--reps $reps: not a multiple of --rounds $rounds"
+[[ $warmup =~ ^[0-9]+$ ]] || die "--warmup '$warmup': not a count (0 or more)"
+check_words --lock "$locks" mutex spin
+IFS=, read -ra lock_list <<<"$locks"
+for i in "${!binaries[@]}"; do
+	if [ ! -f "${binaries[$i]}" ] || [ ! -x "${binaries[$i]}" ]; then
+		die "--binary '${binaries[$i]}': no such executable file"
+	fi
+	binaries[i]=$(realpath "${binaries[$i]}")
+done
+if [ -n "$tree" ] && [ ${#binaries[@]} -eq 0 ]; then
+	if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/lib" ]; then
+		die "--tree '$tree': not a kernel tree (no Makefile or lib/)"
+	fi
+fi
+if [ -n "$build_only" ]; then
+	[ ${#binaries[@]} -eq 0 ] || die "--build-only builds; it takes no --binary"
+	check_outdir --build-only "$build_only"
+fi
+# The scratch folder is removed and made again: refuse one that holds
+# anything but what an earlier run left there.
+if [ ${#binaries[@]} -eq 0 ]; then
+	check_outdir --build-dir "$build_dir"
+	if [ -d "$build_dir" ] && [ -n "$(ls -A "$build_dir")" ] && [ ! -d "$build_dir/src" ]; then
+		die "--build-dir '$build_dir': not empty, and not a folder this script made (no src/ there), which it would remove"
+	fi
+fi
+[ -z "$report" ] || [[ $report != */ ]] ||
+	die "--report '$report': a file path without suffix, not a folder"
+[ -z "$report" ] || check_outdir --report "$(dirname "$report")" "$report"
 report=${report:-$BENCH_DIR/results/$day-xarray-harness}
 
 # extract SRC REV|"" DST: the files of the kernel tree the harness needs,
