@@ -43,6 +43,12 @@ Subcommands (each prints what ci/mail.sh needs, or an error and exits 1):
   from 'Name <addr>'               two lines: name, address
   deliverable ADDR                 exit 1 (saying why) if ADDR cannot
                                    receive replies
+  sender --from 'Name <addr>'      two lines, name and address, if the
+  sender NAME ADDR [FROM]          mails may be written as that identity
+                                   (and From: FROM, sendemail.from);
+                                   exit 2 (3 for FROM) saying why not: it
+                                   cannot receive replies, or it is the
+                                   placeholder author
   sign-off SENDER AUTHOR MSGFILE   make a commit the sender's to send:
                                    the placeholder author's becomes the
                                    sender's, the sender's Signed-off-by
@@ -316,6 +322,35 @@ def cmd_record(state_path, man_path, msgid, commit):
     record(state_path, man, msgid.strip('<>'), commit)
 
 
+def written_as(d, man, msgid):
+    """(what, identity, why) for each identity the mails of folder D were
+    written as that cannot receive replies: the sender series.json names,
+    the From: of each mail, the domain of the cover letter's Message-ID
+    (b4 makes it from the sender's address)."""
+    found = []
+    if man.get('from'):
+        found.append(('sender (series.json)', man['from']))
+    for name in sorted(os.listdir(d)):
+        if not name.endswith('.eml'):
+            continue
+        with open(os.path.join(d, name), 'rb') as fh:
+            msg = email.message_from_binary_file(fh, policy=email.policy.default)
+        for value in msg.get_all('From', []):
+            found.append((f'{name}: From:', str(value)))
+    bad = []
+    seen = set()
+    for what, ident in found:
+        why = sender_problem(*split_ident(ident))
+        if why and ident not in seen:
+            seen.add(ident)
+            bad.append((what, ident, why))
+    domain = msgid.rpartition('@')[2]
+    why = undeliverable(f'x@{domain}') if domain else None
+    if why and not bad:
+        bad.append(('the Message-ID', f'<{msgid}>', why))
+    return bad
+
+
 def cmd_mark_sent(d):
     man = load_json(os.path.join(d, 'series.json'))
     if man is None:
@@ -323,6 +358,14 @@ def cmd_mark_sent(d):
     eml, msgid = read_cover(d, man)
     if not msgid:
         die(f'{eml} has no Message-Id')
+    bad = written_as(d, man, msgid)
+    if bad:
+        lines = ''.join(f'\n  {what} {ident}: {why}' for what, ident, why in bad)
+        die(f'--mark-sent {d}: refusing to record these mails as sent: they were written '
+            f'as {bad[0][1]}, an identity that cannot receive replies:{lines}\n'
+            'Nothing was recorded. Write them again as yourself (ci/mail.sh --from '
+            '\'Your Name <you@your.domain>\', or git config user.name and user.email '
+            'of your own), send those, and mark them sent.')
     commit = find_commit(man)
     record(man['state'], man, msgid, commit)
 
@@ -393,6 +436,56 @@ TAG_RE = re.compile(r'([A-Za-z][A-Za-z0-9-]*):[ \t]*(.*)')
 
 def is_placeholder(ident):
     return email.utils.parseaddr(ident)[1].lower() == PLACEHOLDER_ADDR
+
+
+def split_ident(ident):
+    """(name, address) of 'Name <address>', the name as it is (a comma in
+    it, as git config user.name may have, is no separator here)."""
+    ident = ident.strip()
+    if ident.endswith('>') and '<' in ident:
+        at = ident.rindex('<')
+        return ident[:at].strip().strip('"'), ident[at + 1:-1].strip()
+    return email.utils.parseaddr(ident)
+
+
+def sender_problem(name, addr):
+    """Why the mails must not be written as NAME <ADDR>: the placeholder
+    author (by its name or its address), or an address that cannot
+    receive replies; None when they may."""
+    why = undeliverable(addr)
+    placeholder_name, placeholder_addr = email.utils.parseaddr(PLACEHOLDER)
+    if addr.lower() == placeholder_addr.lower() or name.strip().lower() == placeholder_name.lower():
+        return ("it is this repository's placeholder author, who is no one"
+                + (f'; {why}' if why else ''))
+    return why
+
+
+def cmd_sender(*args):
+    """sender --from VALUE, or sender NAME ADDR [SENDFROM]: exit 0
+    printing the name and the address when the mails may be written as
+    that sender (and From: SENDFROM, if given); else print why not and
+    exit 2 (the sender) or 3 (SENDFROM)."""
+    sendfrom = ''
+    if len(args) == 2 and args[0] == '--from':
+        name, addr = email.utils.parseaddr(args[1])
+        if not name or '@' not in addr:
+            print("it is not 'Your Name <you@your.domain>'")
+            sys.exit(2)
+    elif len(args) in (2, 3):
+        name, addr = args[:2]
+        sendfrom = args[2] if len(args) == 3 else ''
+    else:
+        die('sender: give --from VALUE, or NAME ADDR [SENDFROM]')
+    why = sender_problem(name, addr)
+    if why:
+        print(why)
+        sys.exit(2)
+    why = sender_problem(*split_ident(sendfrom)) if sendfrom else None
+    if why:
+        print(why)
+        sys.exit(3)
+    print(name)
+    print(addr)
 
 
 def trailer_start(lines):
@@ -520,6 +613,7 @@ def main(argv):
         'from': cmd_from,
         'as-authored': cmd_as_authored,
         'deliverable': cmd_deliverable,
+        'sender': cmd_sender,
         'sign-off': cmd_sign_off,
     }
     if cmd == 'tracking':

@@ -31,25 +31,33 @@
 #             b4.* git configuration (SMTP, or b4's web endpoint), after
 #             b4 shows them and you confirm; --no-sign: without a patatt
 #             signature. Refused (before anything is sent) when an
-#             address cannot receive replies: a reserved domain (example,
-#             example.com/.net/.org, *.example, *.invalid, *.test,
-#             *.localhost, localhost), a noreply/no-reply mailbox or a
-#             users.noreply.* domain; checked for the sender first, then
-#             for every identity in the mails written (From, To, Cc, the
-#             in-body From, Signed-off-by and every other *-by, Cc or To
-#             tag; the placeholder author anywhere), naming the mail and
-#             the identity. Also refused when the series folder differs
+#             identity in the mails written cannot receive replies (see
+#             Sender for what cannot; From, To, Cc, the in-body From,
+#             Signed-off-by and every other *-by, Cc or To tag; the
+#             placeholder author anywhere), naming the mail and the
+#             identity. Also refused when the series folder differs
 #             from every commit (b4.json must name the commit sent).
 # --mark-sent record the mails in DIR (written by an earlier run) as sent,
 #             once you sent them yourself (git send-email, a mail client);
 #             it needs no other option, DIR/series.json names the series.
+#             Refused, naming the identity, for mails written as one
+#             that cannot receive replies (series.json's sender, a
+#             mail's From:, the domain of the cover letter's Message-ID).
 #             With --send that is done for you, with the Message-ID b4
 #             sent (the mails left in DIR are the ones checked, with
 #             Message-IDs of their own).
 #
 # Sender: the mails are From the sender, who is git config user.name and
 # user.email as this repository sees them (read before anything else), or
-# --from; without one, nothing is written. This repository's own patches
+# --from; without one, nothing is written. Nor is anything written, sent
+# or not, as an identity that cannot receive replies: an address at a
+# reserved or local domain (example, example.com/.net/.org, *.example,
+# *.invalid, *.test, localhost, *.localhost, *.local, *.localdomain, a
+# name without a dot), a noreply/no-reply mailbox or a users.noreply.*
+# domain, or the placeholder author below; the same for git config
+# sendemail.from, which b4 would put in From:. Such an identity (a fresh
+# container's root@localhost) is refused at once, naming it: give --from
+# then. This repository's own patches
 # carry a placeholder author (ci/b4state.py PLACEHOLDER: no one, at a
 # reserved domain); such a patch becomes the sender's own work: the
 # sender is its author, its Signed-off-by (and Co-developed-by) of the
@@ -120,6 +128,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# Refused here, before anything is installed, prepared or written.
+[ -z "$nosign" ] || [ -n "$send" ] || die "--no-sign goes with --send"
+for w in "${prefixes[@]}"; do
+	[[ $w =~ ^[A-Za-z0-9._+-]+$ ]] ||
+		die "--prefix '$w': a word of letters, digits and ._+- (e.g. RFC)"
+done
+[ -z "$out" ] || check_outdir --out "$out"
 
 # --base NAME where patches/NAME/series (or NAME/series) is a series
 # folder rather than a base: that series, on mainline.
@@ -135,25 +150,31 @@ mainline|v6.12|v6.1) ;;
 	if [ -n "$sfolder" ]; then
 		[ -z "$series" ] || die "--base $base is a series folder; give --series or --base NAME, not both"
 		series=$sfolder/series base=mainline
+	else
+		check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 	fi
 	;;
 esac
 
 if [ -n "$marksent" ]; then
-	[ -d "$marksent" ] || die "--mark-sent $marksent: no such folder"
+	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
 	exec python3 "$state_py" mark-sent "$marksent"
 fi
-
-"$CI_DIR/deps.sh" b4
+if [ -n "$series" ]; then
+	check_series --series "$series"
+	(load_series "$series" && [ ${#patches[@]} -gt 0 ]) ||
+		die "--series '$series': it lists no patch"
+fi
 
 # The sender, from the user's own git configuration, read before this
 # script hides it from git and b4 below.
 usercfg() {
 	git -C "$REPO_DIR" config "$1" || true
 }
+sendfrom=""
 if [ -n "$from" ]; then
-	id=$(python3 "$state_py" from "$from") || exit 1
-	name=${id%%$'\n'*} email=${id#*$'\n'}
+	ident=$from idsrc=--from
+	args=(--from "$from")
 else
 	name=$(usercfg user.name) email=$(usercfg user.email)
 	# The mails are the sender's: without an identity there is no one
@@ -163,25 +184,26 @@ else
 	[ -n "$email" ] || missing="${missing:+$missing and }user.email"
 	[ -z "$missing" ] ||
 		die "no sender: git config $missing is not set. The mails are written as your own work: set your identity (git config --global user.name 'Your Name'; git config --global user.email you@your.domain) or give --from 'Your Name <you@your.domain>'. No mail was written."
-fi
-
-# sendemail.from (or that of b4.sendemail-identity) is what b4 puts in
-# From: when set; --from replaces it.
-sendfrom=""
-if [ -z "$from" ]; then
-	ident=$(usercfg b4.sendemail-identity)
-	[ -z "$ident" ] || sendfrom=$(usercfg "sendemail.$ident.from")
+	ident="$name <$email>" idsrc="git config user.name and user.email"
+	# sendemail.from (or that of b4.sendemail-identity) is what b4 puts
+	# in From: when set; --from replaces it.
+	ident_cfg=$(usercfg b4.sendemail-identity)
+	[ -z "$ident_cfg" ] || sendfrom=$(usercfg "sendemail.$ident_cfg.from")
 	[ -n "$sendfrom" ] || sendfrom=$(usercfg sendemail.from)
+	args=("$name" "$email" ${sendfrom:+"$sendfrom"})
 fi
-if [ -n "$send" ]; then
-	why=$(python3 "$state_py" deliverable "$email") ||
-		die "--send: refusing to send as '${email:-(no user.email)}': $why. Replies must reach you: set an address of your own with git config user.email (or --from 'Your Name <you@your.domain>'). Nothing was sent."
-	if [ -n "$sendfrom" ]; then
-		addr=$(python3 -c 'import email.utils, sys; print(email.utils.parseaddr(sys.argv[1])[1])' "$sendfrom")
-		why=$(python3 "$state_py" deliverable "$addr") ||
-			die "--send: refusing to send From: '$sendfrom' (git config sendemail.from): $why. Nothing was sent."
-	fi
-fi
+# The mails are From the sender and signed off by the sender: never
+# written as someone no reply reaches (a reserved domain, a no-reply
+# mailbox, the placeholder author), sent or not.
+rc=0
+id=$(python3 "$state_py" sender "${args[@]}") || rc=$?
+case $rc in
+0) name=${id%%$'\n'*} email=${id#*$'\n'} ;;
+2) die "refusing to write mails as '$ident' ($idsrc): $id. The mails would be From: it and signed off by it, and replies must reach you: give --from 'Your Name <you@your.domain>', or set git config user.name and user.email to your own. No mail was written, nothing was sent." ;;
+3) die "refusing to write mails From: '$sendfrom' (git config sendemail.from): $id. Give --from 'Your Name <you@your.domain>', or set sendemail.from to your own. No mail was written, nothing was sent." ;;
+*) die "the check of the sender failed (b4state.py sender)" ;;
+esac
+"$CI_DIR/deps.sh" b4
 # Settings of the user's that b4 send needs: SMTP or web endpoint, b4's
 # own, patatt and gpg for signing, credential helpers for the password.
 imported=()
@@ -226,9 +248,6 @@ if [ -z "$(head -n1 "$cover")" ] || [ -n "$(sed -n 2p "$cover")" ]; then
 fi
 state=$sdir/b4.json
 
-if [ -z "$send" ] && ! why=$(python3 "$state_py" deliverable "$email"); then
-	say "mail: note: $email cannot receive replies ($why); --send would refuse it"
-fi
 # Addresses the series' mails go to beyond get_maintainer.pl's: the
 # series folder's cc file, one "Name <address>" a line, each with a
 # comment saying why (# to the end of the line).
