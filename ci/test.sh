@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The test command: test the judge on its fixtures (seconds), lint the
-# pipeline, run the mainline series and the v6.12 and v6.1 backports (every
-# point green), then check that injected faults are caught.
+# The test command: test the judge on its fixtures and the commands'
+# refusals of bad input (seconds), lint the pipeline, run the mainline
+# series and the v6.12 and v6.1 backports (every point green), then check
+# that injected faults are caught.
 #
 #   ci/test.sh [--base mainline|v6.12|v6.1|PATH]
 #                          (default: mainline, then v6.12, then v6.1)
@@ -54,6 +55,9 @@ stage() {
 # judge (ci/judge.py) on real outputs with known verdicts, each fixture
 # shown to depend on the rules it covers.
 stage "the judge on its fixtures" python3 "$CI_DIR/test-judge.py"
+# Seconds too: bad input to every command is refused at once, naming the
+# option, before anything is installed, fetched or built.
+stage "bad input refused at once" "$CI_DIR/test-input.sh"
 t_deps=$(date +%s)
 "$CI_DIR/deps.sh" shellcheck python3-yaml
 printf 'deps: shellcheck python3-yaml\t%s\t%s\t\n' "$t_deps" "$(date +%s)" >>"$out/stages"
