@@ -22,16 +22,22 @@
 #      placeholder's), the other author's keeps its author as in-body
 #      From: and its Signed-off-by, the sender's added last; the cover
 #      letter's shortlog names the sender and the other author;
-#   b) --mark-sent of v1, an edit of one patch's commit message, then v2:
-#      same change-id, subjects "v2", a range-diff in the cover showing
-#      the edit, a link to v1;
-#   d) refusals: no user.email (nothing written, --send or not); --send as
-#      this machine's placeholder identity, with a reserved domain, a
-#      no-reply mailbox: each refused before anything is written; --send
-#      of a copy of the series (--base FOLDER) in which a patch names the
-#      placeholder in a Tested-by: and a reserved domain in a Cc: tag:
-#      refused, naming the mail and both identities; nothing sent (the
-#      SMTP server is a command that records being run and fails);
+#   b) --mark-sent of v1 as it would be written as the placeholder (its
+#      From:, series.json's sender, its Message-IDs' domain): refused,
+#      naming it, nothing recorded; --mark-sent of v1, an edit of one
+#      patch's commit message, then v2 with the placeholder as git's
+#      identity and --from the sender: From: the sender, same change-id,
+#      subjects "v2", a range-diff in the cover showing the edit, a link
+#      to v1;
+#   d) refusals: no user.email (nothing written, --send or not); as git
+#      identity the placeholder or root@localhost, --from at a reserved
+#      domain or a no-reply mailbox, sendemail.from at a reserved domain,
+#      --send or not: each refused within 2 seconds, naming the identity,
+#      before anything is written; --send of a copy of the series
+#      (--base FOLDER) in which a patch names the placeholder in a
+#      Tested-by: and a reserved domain in a Cc: tag: refused, naming the
+#      mail and both identities; nothing sent (the SMTP server is a
+#      command that records being run and fails);
 #   c, e) --prefix RFC --send as the sender, through a sendmail command
 #      that keeps the mails: [PATCH RFC v2 ...] (b4 writes its prefixes
 #      after PATCH, unlike git format-patch --rfc), b4 sends them, b4.json
@@ -152,10 +158,12 @@ what=()
 mail() {
 	local o=$1
 	shift
-	local rc=0
+	local rc=0 t1
 	[ ${#what[@]} -gt 0 ] || what=(--series "$series")
+	t1=$(date +%s%N)
 	"$CI_DIR/mail.sh" "${what[@]}" --out "$tmp/$o" "$@" \
 		>"$tmp/$o.out" 2>"$tmp/$o.err" </dev/null || rc=$?
+	echo "$(($(date +%s%N) - t1))" >"$tmp/$o.ns"
 	echo "$rc" >"$tmp/$o.rc"
 	echo "# mail.sh ${what[*]#"$tmp/"} $* -> exit $rc ($(($(date +%s) - t0)) s so far)"
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$tmp/$o.err" | tail -n 15
@@ -165,6 +173,15 @@ rc_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
 # refused NAME PATTERN: the run NAME failed, saying PATTERN.
 refused() { [ "$(cat "$tmp/$1.rc")" != 0 ] && grep -q -- "$2" "$tmp/$1.err"; }
 no_mails() { [ -z "$(ls "$tmp/$1"/*.eml 2>/dev/null)" ]; }
+# at_once NAME: the run NAME ended within 2 seconds (a refusal before
+# any tree, clone or b4).
+at_once() {
+	local ms=$(($(cat "$tmp/$1.ns") / 1000000))
+	[ "$ms" -lt 2000 ] || { echo "# $1 took $ms ms"; return 1; }
+}
+# refused_at_once NAME PATTERN: refused, saying PATTERN, within 2 s,
+# nothing written.
+refused_at_once() { refused "$1" "$2" && at_once "$1" && no_mails "$1"; }
 nothing_sent() {
 	[ ! -e "$tmp/smtp-attempted" ] && [ -z "$(ls "$tmp"/send-*/*.eml 2>/dev/null)" ]
 }
@@ -306,6 +323,28 @@ check "v1: the cover letter's shortlog names the sender ($nown) and the other au
 check "v1: the cover letter names $ZS_UPSTREAM and the Debian package" names_base "$c1"
 check "v1: the cover letter has a change-id" test -n "$(changeid "$c1")"
 
+echo "# b) --mark-sent of mails written as an identity no reply reaches: refused"
+# v1 as it would be, written as the placeholder: its From: headers, the
+# sender in series.json, the domain of its Message-IDs.
+cp -r "$tmp/v1" "$tmp/v1-placeholder"
+python3 -c 'import glob, json, re, sys
+d, ident, domain = sys.argv[1:]
+man = json.load(open(d + "/series.json"))
+man["from"] = ident
+json.dump(man, open(d + "/series.json", "w"))
+for p in glob.glob(d + "/*.eml"):
+    head, sep, body = open(p, encoding="utf-8").read().partition("\n\n")
+    head = re.sub(r"(?m)^From: .*(\n[ \t].*)*", lambda _: "From: " + ident, head, count=1)
+    head = re.sub(r"(?m)^(Message-I[Dd]: <[^@>]*@)[^>]*>", lambda m: m.group(1) + domain + ">", head)
+    open(p, "w", encoding="utf-8").write(head + sep + body)' \
+	"$tmp/v1-placeholder" "$placeholder" "${noreply#*@}"
+rc=0
+"$CI_DIR/mail.sh" --mark-sent "$tmp/v1-placeholder" >"$tmp/mark-placeholder.out" 2>&1 || rc=$?
+sed 's/^/#   /' "$tmp/mark-placeholder.out" | head -n 3
+check "mark-sent of mails written as the placeholder: refused" test "$rc" -ne 0
+check "... naming the identity" grep -qF "they were written as $placeholder" "$tmp/mark-placeholder.out"
+check "... nothing recorded (no b4.json)" test ! -e "$repo/patches/mainline/b4.json"
+
 echo "# b) mark v1 sent, edit a commit message, v2"
 rc=0
 "$CI_DIR/mail.sh" --mark-sent "$tmp/v1" >"$tmp/mark.out" 2>&1 || rc=$?
@@ -321,9 +360,14 @@ awk -v text="$edit" '!done && /^$/ { print; print text; print ""; done = 1; next
 	"$first" >"$tmp/edited" && cat "$tmp/edited" >"$first"
 sgit commit -q -a -m 'v2: reword, and b4.json of v1'
 v2commit=$(git -C "$repo" rev-parse HEAD)
-mail v2
+# v2 as a fresh container's user would write it: git's identity is the
+# placeholder, --from gives the sender's own.
+gitconfig "${placeholder% <*}" "$noreply" "$tmp/sendmail-fails" >"$tmp/gitconfig-placeholder"
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-placeholder mail v2 --from "$sender"
 c2=$(cover "$tmp/v2" | sed -n 1p)
 check "v2: mail.sh exits 0 (checkpatch clean)" rc_is v2 0
+check "v2 (git identity the placeholder, --from the sender): every mail is From: the sender" \
+	from_sender v2
 check "v2: cover letter + one mail a patch" nmails v2
 check "v2: subjects say v2" subjects v2 '\[PATCH v2( [0-9]+/[0-9]+)?\]'
 check "v2: same change-id as v1 ($(changeid "$c1"))" \
@@ -334,23 +378,36 @@ check "v2: the cover letter has a range-diff against v1 showing the edit" \
 	rangediff_shows "$c2" "$edit"
 check "v2: the placeholder author is in no mail" no_placeholder "$tmp"/v2/*.eml
 
-echo "# d) refusals: no identity; --send of identities that cannot receive replies"
+echo "# d) refusals: no identity; identities that cannot receive replies, sent or not"
 gitconfig "${sender% <*}" '' "$tmp/sendmail-fails" >"$tmp/gitconfig-noemail"
 GIT_CONFIG_GLOBAL=$tmp/gitconfig-noemail mail noident
 check "no user.email: refused, saying so" refused noident "no sender: git config user.email is not set"
 check "no user.email: no mail written" no_mails noident
 GIT_CONFIG_GLOBAL=$tmp/gitconfig-noemail mail send-noemail --send
 check "--send without user.email: refused" refused send-noemail "user.email is not set"
-gitconfig "${placeholder% <*}" "$noreply" "$tmp/sendmail-fails" >"$tmp/gitconfig-placeholder"
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-placeholder mail placeholder
+check "git identity the placeholder: refused at once, naming it, no mail written" \
+	refused_at_once placeholder "refusing to write mails as '$placeholder' (git config user.name and user.email): it is this repository's placeholder author"
 GIT_CONFIG_GLOBAL=$tmp/gitconfig-placeholder mail send-noreply --send
-check "--send as $noreply: refused, saying why" \
-	refused send-noreply "refusing to send as '$noreply'.*no-reply.*Nothing was sent"
+check "--send as the placeholder: refused at once, saying why" \
+	refused_at_once send-noreply "refusing to write mails as '$placeholder'.*no-reply domain.*nothing was sent"
+gitconfig root root@localhost "$tmp/sendmail-fails" >"$tmp/gitconfig-localhost"
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-localhost mail localhost
+check "git identity root@localhost: refused at once, reserved domain" \
+	refused_at_once localhost "refusing to write mails as 'root <root@localhost>' (git config user.name and user.email): localhost is a reserved domain"
+mail example --from 'Test Sender <test.sender@example.com>'
+check "--from test.sender@example.com: refused at once, reserved domain" \
+	refused_at_once example "refusing to write mails as 'Test Sender <test.sender@example.com>' (--from): example.com is a reserved domain"
 mail send-example --send --from 'Test Sender <test.sender@example.com>'
-check "--send as test.sender@example.com: refused, reserved domain" \
-	refused send-example "reserved domain"
+check "--send --from test.sender@example.com: refused, reserved domain" \
+	refused_at_once send-example "reserved domain"
 mail send-noreply-local --send --from 'Bot <no-reply@zswap-series-ci.org>'
 check "--send as no-reply@zswap-series-ci.org: refused, no-reply mailbox" \
-	refused send-noreply-local "no-reply mailbox"
+	refused_at_once send-noreply-local "no-reply mailbox"
+{ cat "$tmp/gitconfig"; printf '\tfrom = Old Me <old.me@box.test>\n'; } >"$tmp/gitconfig-sendfrom"
+GIT_CONFIG_GLOBAL=$tmp/gitconfig-sendfrom mail sendfrom
+check "git config sendemail.from at a reserved domain: refused at once, naming it" \
+	refused_at_once sendfrom "refusing to write mails From: 'Old Me <old.me@box.test>' (git config sendemail.from): box.test is a reserved domain"
 # A copy of the series in which the first patch names the placeholder in
 # a Tested-by: and a reserved domain in a Cc: (tags checkpatch takes).
 cp -r "$repo/patches/mainline" "$repo/patches/planted"
