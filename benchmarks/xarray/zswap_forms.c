@@ -516,12 +516,21 @@ static void run_config(const struct config *cfg, const char *lock)
 	struct worker w[MAX_THREADS];
 	struct xarray *trees;
 	unsigned long i;
+	size_t size;
 	int t, r, f;
 
-	/* Adjacent, as zswap_swapon()'s kvcalloc() of a device's trees. */
-	trees = calloc(ntrees, sizeof(*trees));
+	/*
+	 * Adjacent, as zswap_swapon()'s kvcalloc() of a device's trees, and
+	 * at the start of a cache line: kmalloc() aligns the array to its
+	 * size class (32 bytes and up), so the kernel's first two 16-byte
+	 * trees always share a line. calloc() aligns to 16 only, and where
+	 * the trees fell then varied from configuration to configuration.
+	 */
+	size = (ntrees * sizeof(*trees) + 63) / 64 * 64;
+	trees = aligned_alloc(64, size);
 	if (!trees)
 		die("%s", "out of memory");
+	memset(trees, 0, size);
 	for (t = 0; t < ntrees; t++) {
 		xa_init(&trees[t]);
 		fill_tree(cfg, &trees[t], cfg->same ? -1 : t);
