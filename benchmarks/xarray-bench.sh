@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Time the XArray part of four forms of zswap_invalidate() (the base's
-# per-slot xa_erase(), xa_load() then xa_erase(), v1's lockless walk with
-# the state reused, v2's range form) on this machine's own CPUs: build
-# benchmarks/xarray/zswap_forms.c with the kernel's userspace XArray
-# harness (tools/testing/radix-tree of the base tree, against liburcu) in
-# a scratch folder, run it, and write the report: ns per slot and ratios
-# to the base with their spread (benchmarks/xarray-report.py).
+# Time the XArray part of forms of zswap_invalidate() (7.3-rc7's call a
+# slot, mm-stable's per-slot loop in one call, mainline v3's search
+# without the lock and its variants A, A1, B, C and D) on this machine's
+# own CPUs: build benchmarks/xarray/zswap_forms.c with the kernel's
+# userspace XArray harness (tools/testing/radix-tree of the base tree,
+# against liburcu) in a scratch folder, run it, and write the report: ns
+# per slot and ratios to mm-stable with their spread
+# (benchmarks/xarray-report.py), and the machine's load while it ran.
 #
 #   benchmarks/xarray-bench.sh [options]
 #     --tree DIR       kernel tree to take the harness and lib/xarray.c
@@ -210,10 +211,26 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for n in "${notes[@]}"; do echo "note: $n"; done
 } >"$work/meta"
+# The busy and the total jiffies of all CPUs, from /proc/stat.
+cpu_jiffies() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat
+}
+# The CPU seconds (user + system) of this shell's finished children in a
+# file written by `times` (run in this shell: in a subshell it counts the
+# subshell's).
+children_cpu() {
+	awk 'NR == 2 {
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+		printf "%.2f\n", t }' "$1"
+}
 per_round=$((reps / rounds))
 args=(--threads "$threads" --sizes "$sizes" --reps "$per_round" --warmup "$warmup")
 [ "$pin" -eq 1 ] && args+=(--pin)
 say "run: ${#binaries[@]} binaries, $rounds rounds of $per_round repetitions, ${args[*]}"
+read -r busy0 total0 < <(cpu_jiffies)
+times >"$work/times0"
+t0=$(date +%s)
 for ((r = 0; r < rounds; r++)); do
 	for i in "${!binaries[@]}"; do
 		say "run: round $((r + 1))/$rounds, ${binaries[$i]}"
@@ -222,9 +239,23 @@ for ((r = 0; r < rounds; r++)); do
 			cat "$work/progress" >&2
 			die "${binaries[$i]} failed"
 		fi
+		echo "load during: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/meta"
 	done
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/meta"
+read -r busy1 total1 < <(cpu_jiffies)
+times >"$work/times1"
+t1=$(date +%s)
+{
+	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "run seconds: $((t1 - t0))"
+	# All CPUs' busy time against what zswap_forms used: the rest is what
+	# the machine's other work took meanwhile. USER_HZ is 100 on every
+	# Linux architecture this runs on.
+	awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) \
+		-v o="$(children_cpu "$work/times0")" -v n="$(children_cpu "$work/times1")" \
+		'BEGIN { printf "cpu seconds: %.1f of %.1f busy, %.1f of them zswap_forms\n",
+			b / 100, t / 100, n - o }'
+} >>"$work/meta"
 mkdir -p "$(dirname "$report")"
 python3 "$BENCH_DIR/xarray-report.py" "$report" "$work/meta" "$work"/samples-*.tsv
 say "report: $report.md ($report.tsv.gz)"

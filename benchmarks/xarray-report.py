@@ -4,16 +4,18 @@
 
     xarray-report.py OUT META SAMPLES...  -> OUT.md, OUT.tsv.gz
 
-META holds the script's "key: value" lines (several "note" keys allowed);
-each SAMPLES file is one zswap_forms binary's output, its runs appended:
-"# key<TAB>value" lines, a header, then per repetition, form and thread
-the ns it took for its slots. A repetition's cost of a form is the mean over the threads of
-ns per slot; each form is compared with the base in the same repetition
-(the forms ran round-robin, so a repetition's forms met the same load):
-the median of those ratios, its 95% confidence interval from order
-statistics (distribution-free), and their 5th and 95th percentiles. Means
-are left out: on a loaded machine a repetition the scheduler preempted
-takes ten times as long, and such tails decide a mean.
+META holds the script's "key: value" lines (several "note" and "load
+during" keys allowed); each SAMPLES file is one zswap_forms binary's
+output, its runs appended: "# key<TAB>value" lines, a header, then per
+repetition, form and thread the ns it took for its slots. A repetition's
+cost of a form is the mean over the threads of ns per slot; each form is
+compared with mm-stable's in the same repetition (the forms ran
+round-robin, so a repetition's forms met the same load), and some pairs
+of forms with each other: the median of those ratios, its 95% confidence
+interval from order statistics (distribution-free), and their 5th and
+95th percentiles. Means are left out: on a loaded machine a repetition
+the scheduler preempted takes ten times as long, and such tails decide a
+mean.
 """
 import collections
 import gzip
@@ -23,20 +25,34 @@ import os
 import statistics
 import sys
 
-FORMS = ["base", "load-erase", "v1", "v2"]
+# The forms a binary runs ("# forms"); these when it does not say.
+DEFAULT_FORMS = ["base", "mm-stable", "A", "A1", "B", "C", "D"]
+# Every form is compared with this one.
+REF = "mm-stable"
 FORM_TEXT = {
-    "base": "the base, 7.3: per slot, `xa_empty()` then `xa_erase()`",
-    "load-erase": "per slot, `xa_load()`, then `xa_erase()` only if found "
-                  "(the 2024 thread's suggestion)",
-    "v1": "v1, `zswap_tree_erase()` of the series' 0001 before v2 "
-          "(commit 47392cc): per slot, a lockless `xas_load()`, then "
-          "under the lock `xas_reload()` and `xas_store(NULL)` through the "
-          "same state",
-    "v2": "the series' range form: per range, a lockless `xa_find()` "
-          "(`xa_load()` for one slot); if it finds an entry, a fresh state "
-          "and one lock hold erasing up to 16 entries, repeated after a "
-          "lookup while the batch comes back full",
+    "base": "7.3-rc7: `swap_range_free()` calls `zswap_invalidate()` once "
+            "a slot (a non-inlined function): `xa_empty()`, then "
+            "`xa_erase()`, then free what it returned",
+    "mm-stable": "mm-stable (2026-10-09): one call a range, which does, "
+                 "slot by slot, `xa_empty()`, `xa_erase()` and free",
+    "A": "mainline v3's 0001: `xa_empty()`, one `xa_find()` over the range "
+         "without the lock (nothing found: return), then `xa_erase()` and "
+         "free of every slot from the entry found to the end of the range",
+    "A1": "A, but a single slot (nr == 1) is looked up with `xa_load()` "
+          "instead of `xa_find()`",
+    "B": "A's search, then `xa_erase()` and free of the entry found, and "
+         "`xa_find()` of the next one, until none is left in the range",
+    "C": "A's search, then one hold of the lock: `xas_for_each()` over the "
+         "rest of the range, `xas_store(NULL)` and free of each entry, under "
+         "the lock",
+    "D": "A's search, then v2's form (out of line): up to 16 entries "
+         "erased in one hold of the lock (`xas_for_each()`, "
+         "`xas_store(NULL)`) into an array on the stack, freed after the "
+         "unlock; again from the slot after the last one while the batch "
+         "came back full",
 }
+# Pairs of forms compared directly, repetition by repetition.
+PAIRS = [("A1", "A"), ("B", "A"), ("C", "A"), ("D", "A"), ("C", "D")]
 KEY = ("lock", "threads", "trees", "range", "entries")
 # A repetition in which the threads ran a form together for at least this
 # share of its time counts as overlapped: they could contend.
@@ -95,16 +111,24 @@ def overlap_of(spans):
     return max(both, 0) / statistics.fmean(e - s for s, e in spans)
 
 
-def together(overlap, form):
-    """The repetitions in which the threads overlapped both in the base
-    and in the form."""
-    return [i for i, (ob, of) in enumerate(zip(overlap["base"], overlap[form]))
+def together(overlap, form, ref=REF):
+    """The repetitions in which the threads overlapped both in the
+    reference form and in the form."""
+    return [i for i, (ob, of) in enumerate(zip(overlap[ref], overlap[form]))
             if ob >= OVERLAPPED and of >= OVERLAPPED]
 
 
-def analyse(rows):
+def ratio_cell(ratios):
+    """median [95% CI of the median]"""
+    lo, hi = median_ci(ratios)
+    if lo is None:
+        return "%.3f" % statistics.median(ratios)
+    return "%.3f [%.3f, %.3f]" % (statistics.median(ratios), lo, hi)
+
+
+def analyse(rows, forms):
     """Per configuration: {form: [ns/slot per rep]} and {form: [overlap
-    per rep]} (None with one thread)."""
+    per rep]} (None with one thread), for the forms listed."""
     cost = collections.defaultdict(lambda: collections.defaultdict(dict))
     spans = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in rows:
@@ -116,14 +140,14 @@ def analyse(rows):
         spans[key][(int(r["rep"]), r["form"])].append(
             (start, start + int(r["ns"])))
     out = {}
-    for key, forms in cost.items():
-        reps = sorted(forms["base"])
-        series = {f: [statistics.fmean(forms[f][i]) for i in reps]
-                  for f in FORMS}
+    for key, per_form in cost.items():
+        reps = sorted(per_form[REF])
+        series = {f: [statistics.fmean(per_form[f][i]) for i in reps]
+                  for f in forms}
         overlap = None
         if key[1] != "1":
             overlap = {f: [overlap_of(spans[key][(i, f)]) for i in reps]
-                       for f in FORMS}
+                       for f in forms}
         out[key] = (series, overlap)
     return out
 
@@ -140,6 +164,18 @@ def order(key):
     return (lock, int(threads), trees != "same", int(rng), entries != "present")
 
 
+def load_line(meta, m):
+    """The machine's load while the binaries ran."""
+    during = [v.split() for k, v in meta if k == "load during"]
+    text = "%s before, %s after" % (m["load before"], m["load after"])
+    if during:
+        one = [float(d[0]) for d in during]
+        text += "; the 1-minute average after each of the %d runs: " \
+                "%.2f to %.2f (median %.2f)" % (
+                    len(one), min(one), max(one), statistics.median(one))
+    return text
+
+
 def write(out, meta_path, sample_paths):
     meta = []
     with open(meta_path) as f:
@@ -154,11 +190,18 @@ def write(out, meta_path, sample_paths):
         rows += brows
     if not rows:
         sys.exit("xarray-report.py: no samples")
-    res = analyse(rows)
+    named = [dict(b).get("forms") for b in binaries]
+    forms = named[0].split(",") if named[0] else DEFAULT_FORMS
+    if any(n and n.split(",") != forms for n in named):
+        sys.exit("xarray-report.py: the binaries ran different forms")
+    if REF not in forms:
+        sys.exit("xarray-report.py: no %s form to compare with" % REF)
+    others = [f for f in forms if f != REF]
+    pairs = [(a, b) for a, b in PAIRS if a in forms and b in forms]
+    res = analyse(rows, forms)
     keys = sorted(res, key=order)
-    nreps = len(res[keys[0]][0]["base"])
+    nreps = len(res[keys[0]][0][REF])
 
-    # Compressed: a run holds a quarter of a million samples.
     # Compressed: a run holds a quarter of a million samples. No time in
     # the header, so that the same samples give the same file.
     with gzip.GzipFile(out + ".tsv.gz", "wb", mtime=0) as z, \
@@ -182,8 +225,11 @@ def write(out, meta_path, sample_paths):
                 os.path.basename(out)))
     L.append("")
     L.append("- CPU: %s; host kernel %s" % (m["cpu"], m["host kernel"]))
-    L.append("- load average (1, 5, 15 min): %s before, %s after"
-             % (m["load before"], m["load after"]))
+    L.append("- load average (1, 5, 15 min): %s" % load_line(meta, m))
+    if "cpu seconds" in m:
+        L.append("- while the binaries ran (%s s): %s (all CPUs' busy time "
+                 "from `/proc/stat`; the rest is other work on the machine)"
+                 % (m["run seconds"], m["cpu seconds"]))
     for i, bmeta in enumerate(binaries):
         b = dict(bmeta)
         L.append("- binary %d: %s" % (i, b["build"]))
@@ -193,10 +239,11 @@ def write(out, meta_path, sample_paths):
         L.append("  - lock: %s; RCU: %s" % (b["lock"], b["rcu"]))
         L.append("  - %s repetitions a configuration (%s runs of %s, each "
                  "after %s untimed), %s slots a tree, a struct xarray of %s "
-                 "bytes, threads pinned: %s, %s CPUs online"
+                 "bytes, threads pinned: %s, %s CPUs online; an entry's "
+                 "free: %s"
                  % (nreps, m["rounds"], b["reps"], b["warmup"],
                     b["tree_slots"], b["sizeof_xarray"], b["pinned"],
-                    b["online_cpus"]))
+                    b["online_cpus"], b.get("entry_free", "none")))
     notes = [v for k, v in meta if k == "note"]
     if notes:
         L.append("")
@@ -207,85 +254,97 @@ def write(out, meta_path, sample_paths):
     L.append("")
     L.append("## What runs")
     L.append("")
-    for f in FORMS:
-        L.append("- `%s`: %s" % (f, FORM_TEXT[f]))
+    for f in forms:
+        L.append("- `%s`: %s" % (f, FORM_TEXT.get(f, "(not described)")))
     L.append("")
-    L.append("Each per-slot form is a non-inlined function called once a "
-             "slot, as `swap_range_free()` calls `zswap_invalidate()`; v2 "
-             "is called once a range. A tree has 16384 slots (64 MiB of "
-             "swap); R-slot ranges, aligned to R, are freed at every other "
-             "R-slot block, the blocks between keep their entries, so the "
-             "tree is never empty. `present`: every slot holds an entry "
-             "(a pointer to a 64-byte object); `absent`: the ranges freed "
-             "are empty. Thread t frees the ranges of the 512-slot clusters "
-             "c with c % threads == t (1024-slot blocks at R = 512); "
-             "`one shared tree`: all threads in one tree, sharing its lock "
-             "and upper nodes; `a tree each`: the same ranges in a tree of "
-             "the thread's own, the trees adjacent in one array as "
-             "`zswap_swapon()` allocates them (a kernel's struct xarray is "
-             "16 bytes, four to a cache line, as with the spinning lock "
+    L.append("Every form is a non-inlined function called once a range of "
+             "R slots, `base` a loop that calls its non-inlined per-slot "
+             "function R times, as `swap_range_free()` calls "
+             "`zswap_invalidate()` on 7.3-rc7. \"Free\" is a `free()` of "
+             "the entry, a `malloc()`ed 64-byte object, where the kernel "
+             "calls `zswap_entry_free()` (which costs far more there: "
+             "`zs_free()`, the LRU, the objcg), so C holds the lock over "
+             "R `free()`s and D over none. A tree has 16384 slots (64 MiB "
+             "of swap); R-slot ranges, aligned to R, are freed at every "
+             "other R-slot block, the blocks between keep their entries, "
+             "so the tree is never empty. `present`: every slot holds an "
+             "entry; `absent`: the ranges freed are empty. Thread t frees "
+             "the ranges of the 512-slot clusters c with c % threads == t "
+             "(1024-slot blocks at R = 512), and allocates their entries "
+             "itself; `one shared tree`: all threads in one tree, sharing "
+             "its lock and upper nodes; `a tree each`: the same ranges in "
+             "a tree of the thread's own, the trees adjacent in one array "
+             "as `zswap_swapon()` allocates them (a kernel's struct xarray "
+             "is 16 bytes, four to a cache line, as with the spinning lock "
              "here; the harness's mutex makes it 56), so that two threads "
              "in neighbouring trees share the cache line of their trees' "
-             "locks. A repetition runs every "
-             "form once, in an order rotated from one repetition to the "
-             "next; the threads meet at a spinning barrier before a form "
-             "and after it, and then, untimed, check the count of entries returned "
-             "and that their ranges are empty, and store the entries "
-             "back. Every repetition's check passed (the binary exits "
-             "non-zero otherwise), and at the end of every configuration "
-             "each tree held exactly its layout.")
+             "locks. A repetition runs every form once, in an order rotated "
+             "from one repetition to the next; the threads meet at a "
+             "spinning barrier before a form and after it, and then, "
+             "untimed, check the count of entries freed and that their "
+             "ranges are empty, and store new entries there. Every "
+             "repetition's check passed (the binary exits non-zero "
+             "otherwise), and at the end of every configuration each tree "
+             "held exactly its layout.")
     L.append("")
-    L.append("Cells: `median [5th, 95th percentile]` over the repetitions. "
-             "ns/slot is a repetition's time over the slots freed, the "
-             "mean over the threads; the ratio is the form's ns/slot over "
-             "the base's in the same repetition, and the next column the 95% "
-             "confidence interval of the median ratio (order statistics). "
+    L.append("Cells: ns/slot is a repetition's time over the slots freed, "
+             "the mean over the threads; a ratio is a form's ns/slot over "
+             "another's in the same repetition (`%s`'s, unless the table "
+             "says otherwise). `median [a, b]`: in the summaries [a, b] is "
+             "the 95%% confidence interval of the median (order "
+             "statistics); in the sections below, the 5th and 95th "
+             "percentiles over the repetitions, the CI in its own column. "
              "Means are left out: a repetition that the scheduler preempted "
              "takes many times as long, and on a loaded machine such tails "
-             "would decide a mean. "
-             "With more than one thread, \"overlap\" is the share of the "
-             "threads' timed spans during which all of them ran the form "
-             "(0 when one had finished before the other began): where it "
-             "is low, the threads did not contend; the last column takes only "
-             "the repetitions in which both the base and the form "
-             "overlapped by at least " + str(OVERLAPPED) + ": their count, "
-             "the form's median ns/slot and ratio to the base there.")
+             "would decide a mean. With more than one thread, \"overlap\" "
+             "is the share of the threads' timed spans during which all of "
+             "them ran the form (0 when one had finished before the other "
+             "began): where it is low, the threads did not contend; the "
+             "last column takes only the repetitions in which both `%s` "
+             "and the form overlapped by at least %s: their count, the "
+             "form's median ns/slot and ratio to `%s` there."
+             % (REF, REF, OVERLAPPED, REF))
     L.append("")
-    L.append("## Summary: median ratio to the base")
+    L.append("## Summary: median ratio to %s" % REF)
     L.append("")
-    L.append("Medians over all repetitions; with two threads or more, in "
-             "parentheses, over the repetitions in which the threads "
-             "overlapped (both the base's and the form's overlap at least "
-             "%s), where there are at least %d of them, and the count of "
-             "the base's such repetitions. The spread of every figure is in "
-             "the sections below." % (OVERLAPPED, MIN_OVERLAPPED))
+    L.append("Medians over all repetitions, with the 95%% confidence "
+             "interval of the median ratio; \"overlapped\": with two "
+             "threads, the repetitions in which they ran `%s` together "
+             "(overlap at least %s), whose figures are in the sections "
+             "below." % (REF, OVERLAPPED))
     L.append("")
     L.append("| lock | threads | trees | range | entries | overlapped | "
-             "base ns/slot | load-erase | v1 | v2 |")
-    L.append("| --- | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: "
-             "| ---: |")
+             "%s ns/slot | %s |" % (REF, " | ".join(others)))
+    L.append("| --- | ---: | --- | ---: | --- | ---: | ---: |" +
+             " ---: |" * len(others))
     for key in keys:
         series, overlap = res[key]
-        base = series["base"]
+        ref = series[REF]
         nov = "-"
-        cost = "%.1f" % statistics.median(base)
         if overlap:
-            both = together(overlap, "base")
-            nov = "%d" % len(both)
-            if len(both) >= MIN_OVERLAPPED:
-                cost += " (%.1f)" % statistics.median(base[i] for i in both)
-        cells = []
-        for f in FORMS[1:]:
-            ratios = [y / x for x, y in zip(base, series[f])]
-            cell = "%.3f" % statistics.median(ratios)
-            if overlap:
-                both = together(overlap, f)
-                if len(both) >= MIN_OVERLAPPED:
-                    cell += " (%.3f)" % statistics.median(ratios[i] for i in both)
-            cells.append(cell)
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            nov = "%d" % len(together(overlap, REF))
+        cells = [ratio_cell([y / x for x, y in zip(ref, series[f])])
+                 for f in others]
+        L.append("| %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
             key[0], key[1], "-" if key[1] == "1" else key[2], key[3], key[4],
-            nov, cost, " | ".join(cells)))
+            nov, statistics.median(ref), " | ".join(cells)))
+    if pairs:
+        L.append("")
+        L.append("## Summary: pairs of forms")
+        L.append("")
+        L.append("The first form's ns/slot over the second's in the same "
+                 "repetition: median [95% CI of the median].")
+        L.append("")
+        L.append("| lock | threads | trees | range | entries | %s |" %
+                 " | ".join("%s / %s" % p for p in pairs))
+        L.append("| --- | ---: | --- | ---: | --- |" + " ---: |" * len(pairs))
+        for key in keys:
+            series = res[key][0]
+            cells = [ratio_cell([y / x for x, y in zip(series[b], series[a])])
+                     for a, b in pairs]
+            L.append("| %s | %s | %s | %s | %s | %s |" % (
+                key[0], key[1], "-" if key[1] == "1" else key[2], key[3],
+                key[4], " | ".join(cells)))
     lock = None
     for key in keys:
         series, overlap = res[key]
@@ -296,21 +355,22 @@ def write(out, meta_path, sample_paths):
         L.append("")
         L.append("### %s" % config_title(key))
         L.append("")
-        cols = ["form", "ns/slot", "ratio to base", "95% CI of the median ratio"]
+        cols = ["form", "ns/slot", "ratio to %s" % REF,
+                "95% CI of the median ratio"]
         if overlap:
             cols[2:2] = ["overlap"]
             cols.append("overlapped: n, ns/slot, ratio")
         L.append("| " + " | ".join(cols) + " |")
         L.append("| --- |" + " ---: |" * (len(cols) - 1))
-        base = series["base"]
-        for f in FORMS:
+        ref = series[REF]
+        for f in forms:
             y = series[f]
-            ratios = [b / a for a, b in zip(base, y)]
+            ratios = [b / a for a, b in zip(ref, y)]
             lo, hi = median_ci(ratios)
             cells = [f, spread(y, "%.2f")]
             if overlap:
                 cells.append(spread(overlap[f], "%.2f"))
-            if f == "base":
+            if f == REF:
                 cells += ["1", "-"]
             else:
                 cells.append(spread(ratios, "%.3f"))
@@ -323,7 +383,7 @@ def write(out, meta_path, sample_paths):
                     "%.2f" % statistics.median(y[i] for i in both)
                     if both else "-",
                     "%.3f" % statistics.median(ratios[i] for i in both)
-                    if both and f != "base" else "-"))
+                    if both and f != REF else "-"))
             L.append("| " + " | ".join(cells) + " |")
     with open(out + ".md", "w") as f:
         f.write("\n".join(L) + "\n")

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zswap_forms.c: the XArray part of four forms of zswap_invalidate(), timed
- * on the host's own CPUs with the kernel's userspace XArray harness
- * (tools/testing/radix-tree: lib/xarray.c built in userspace against
- * liburcu). benchmarks/xarray-bench.sh builds it in a copy of the harness
- * and writes the report; benchmarks/README.md describes both.
+ * zswap_forms.c: the XArray part of forms of zswap_invalidate() (7.3-rc7's,
+ * mm-stable's and mainline v3's candidates), each with a free() where it
+ * frees an entry, timed on the host's own CPUs with the kernel's userspace
+ * XArray harness (tools/testing/radix-tree: lib/xarray.c built in
+ * userspace against liburcu). benchmarks/xarray-bench.sh builds it in a
+ * copy of the harness and writes the report; benchmarks/README.md
+ * describes both.
  *
  *   zswap_forms [--threads 1,2] [--sizes 1,16,512] [--reps N]
  *               [--warmup N] [--first-rep N] [--pin]
@@ -12,25 +14,26 @@
  * (--first-rep numbers the repetitions from N, for a run made of rounds.)
  *
  * A tree is what zswap keeps for 64 MiB of swap: 16384 slots, entries that
- * are real pointers (one 64-byte object each). Ranges of R slots, aligned
- * to R, are freed at every other R-slot block; the blocks between them
- * keep their entries, so the tree is never empty. "present": every slot
- * holds an entry; "absent": the ranges to free are empty, the blocks
- * between them full. Thread t frees the ranges that lie in the clusters
- * c (512 slots; 1024-slot blocks for R = 512, as only every other cluster
- * holds a range) with c % threads == t: swap hands each CPU clusters of
- * its own. "same": all threads free in one tree, so they share its lock
- * and upper nodes; "own": each thread frees the same ranges in a tree of
- * its own, the trees adjacent in one array as zswap_swapon() allocates
- * them.
+ * are real pointers (one malloc()ed 64-byte object each). Ranges of R
+ * slots, aligned to R, are freed at every other R-slot block; the blocks
+ * between them keep their entries, so the tree is never empty. "present":
+ * every slot holds an entry; "absent": the ranges to free are empty, the
+ * blocks between them full. Thread t frees the ranges that lie in the
+ * clusters c (512 slots; 1024-slot blocks for R = 512, as only every other
+ * cluster holds a range) with c % threads == t: swap hands each CPU
+ * clusters of its own. "same": all threads free in one tree, so they share
+ * its lock and upper nodes; "own": each thread frees the same ranges in a
+ * tree of its own, the trees adjacent in one array as zswap_swapon()
+ * allocates them.
  *
  * One repetition runs every form once, in an order rotated from one
  * repetition to the next; before each form the threads meet at a barrier,
  * each times its own ranges, they meet again, and then (untimed) each
- * checks what the form returned and that its ranges are empty, and stores
- * the entries back. Output, on stdout: "# key<TAB>value" lines, a header,
- * then one row per repetition, form and thread with its time in ns and
- * when it started (which shows whether the threads overlapped).
+ * checks the count of entries the form freed and that its ranges are
+ * empty, and stores new entries there. Output, on stdout: "# key<TAB>value"
+ * lines, a header, then one row per repetition, form and thread with its
+ * time in ns and when it started (which shows whether the threads
+ * overlapped).
  */
 #define _GNU_SOURCE	/* sched_setaffinity() */
 #include <errno.h>
@@ -62,147 +65,108 @@
 #define ERASE_BATCH	16	/* ZSWAP_ERASE_BATCH of the v2 design */
 #define MAX_THREADS	64
 
-/* Stands for a struct zswap_entry: only its address goes into the tree. */
+/*
+ * Stands for a struct zswap_entry: one malloc()ed 64-byte object a slot,
+ * its address in the tree. Each form free()s what it erases, where
+ * zswap_invalidate() calls zswap_entry_free(): under the lock in C, after
+ * it everywhere else.
+ */
 struct zs_entry {
 	unsigned long index;
 	unsigned long pad[7];
 };
 
+static inline void entry_free(void *entry)
+{
+	free(entry);
+}
+
 /*
- * (a) The base: swap_range_free() calls zswap_invalidate() once per slot,
+ * base, 7.3-rc7: swap_range_free() calls zswap_invalidate() once a slot,
  * which returns at once on an empty tree, else erases under the lock.
  */
-static noinline void *base_invalidate(struct xarray *tree, unsigned long index)
-{
-	if (xa_empty(tree))
-		return NULL;
-	return xa_erase(tree, index);
-}
-
-/*
- * (b) What the 2024 thread suggested instead of a lockless walk of its
- * own: look the slot up (RCU inside xa_load()) and take the lock only to
- * erase what was found.
- */
-static noinline void *load_erase_invalidate(struct xarray *tree,
-					    unsigned long index)
+static noinline unsigned long base_invalidate(struct xarray *tree,
+					      unsigned long index)
 {
 	void *entry;
 
 	if (xa_empty(tree))
-		return NULL;
-	entry = xa_load(tree, index);
-	if (entry)
-		entry = xa_erase(tree, index);
-	return entry;
+		return 0;
+	entry = xa_erase(tree, index);
+	if (!entry)
+		return 0;
+	entry_free(entry);
+	return 1;
 }
 
-/*
- * (c) v1 (zswap_tree_erase() of the series' 0001 as it was before v2,
- * commit 47392cc of this repository): a lockless xas_load() under RCU;
- * if it found an entry, lock, check with xas_reload() that it is still
- * there and store NULL through the same state, else reset the state and
- * walk again under the lock.
- */
-static noinline void *v1_tree_erase(struct xarray *tree, unsigned long index)
+static noinline unsigned long form_base(struct xarray *tree,
+					unsigned long first, unsigned int nr)
 {
-	XA_STATE(xas, tree, index);
-	void *entry;
-
-	rcu_read_lock();
-	do {
-		entry = xas_load(&xas);
-	} while (xas_retry(&xas, entry));
-	if (entry) {
-		xas_lock(&xas);
-		if (xas_reload(&xas) != entry) {
-			xas_reset(&xas);
-			entry = xas_load(&xas);
-		}
-		if (entry)
-			xas_store(&xas, NULL);
-		xas_unlock(&xas);
-	}
-	rcu_read_unlock();
-	return entry;
-}
-
-static noinline void *v1_invalidate(struct xarray *tree, unsigned long index)
-{
-	if (xa_empty(tree))
-		return NULL;
-	return v1_tree_erase(tree, index);
-}
-
-/*
- * (d) v2, the range form of the series' 0001 (zswap_tree_erase_range(),
- * zswap_invalidate_range() and zswap_invalidate()): a lookup without the
- * lock, xa_load() for one slot and xa_find() over a range; nothing there,
- * no lock. Else a fresh state at the entry found, one lock hold that
- * erases up to @size entries in one ordered walk into @batch, and
- * *@index moved past the last one when the batch is full; again, after a
- * lookup, while the batch comes back full.
- */
-static noinline unsigned int v2_tree_erase_range(struct xarray *tree,
-						 unsigned long *index,
-						 unsigned long last,
-						 void **batch,
-						 unsigned int size)
-{
-	XA_STATE(xas, tree, *index);
-	unsigned int nr = 0;
-	void *entry;
-
-	xas_lock(&xas);
-	xas_for_each(&xas, entry, last) {
-		xas_store(&xas, NULL);
-		batch[nr++] = entry;
-		if (nr == size) {
-			*index = xas.xa_index + 1;
-			break;
-		}
-	}
-	xas_unlock(&xas);
-	return nr;
-}
-
-static noinline unsigned long v2_invalidate_range(struct xarray *tree,
-						  unsigned long index,
-						  unsigned long last)
-{
-	void *batch[ERASE_BATCH];
 	unsigned long found = 0;
-	unsigned int n;
+	unsigned int i;
 
-	do {
-		n = v2_tree_erase_range(tree, &index, last, batch, ERASE_BATCH);
-		/* zswap_entry_free() of batch[0..n) goes here, unlocked. */
-		found += n;
-	} while (n == ERASE_BATCH && xa_find(tree, &index, last, XA_PRESENT));
+	for (i = 0; i < nr; i++)
+		found += base_invalidate(tree, first + i);
 	return found;
 }
 
-/* Per slot forms: the loop is swap_range_free()'s, one call a slot. */
-#define PER_SLOT_FORM(name, fn)						\
-static noinline unsigned long name(struct xarray *tree,			\
-				   unsigned long first, unsigned int nr)\
-{									\
-	unsigned long found = 0;					\
-	unsigned int i;							\
-									\
-	for (i = 0; i < nr; i++)					\
-		found += fn(tree, first + i) != NULL;			\
-	return found;							\
-}
-PER_SLOT_FORM(form_base, base_invalidate)
-PER_SLOT_FORM(form_load_erase, load_erase_invalidate)
-PER_SLOT_FORM(form_v1, v1_invalidate)
+/*
+ * mm-stable (2026-10-09, "mm: zswap: convert zswap_invalidate() to take a
+ * range"): one call a range, which does 7.3's work slot by slot. (Its
+ * zswap_never_enabled() static key and its per-slot swap_zswap_tree(),
+ * an array lookup, are left out: here zswap is on and the range is in
+ * one tree.)
+ */
+static noinline unsigned long form_mm_stable(struct xarray *tree,
+					     unsigned long first,
+					     unsigned int nr)
+{
+	unsigned long index, end = first + nr, found = 0;
+	void *entry;
 
-/* v2's zswap_invalidate(): one call for the range. */
-static noinline unsigned long form_v2(struct xarray *tree, unsigned long first,
+	for (index = first; index < end; index++) {
+		if (xa_empty(tree))
+			continue;
+		entry = xa_erase(tree, index);
+		if (entry) {
+			entry_free(entry);
+			found++;
+		}
+	}
+	return found;
+}
+
+/*
+ * A, mainline v3's 0001: one xa_find() over the range without the lock;
+ * nothing there, no lock; else mm-stable's per-slot xa_erase() from the
+ * entry found to the end of the range.
+ */
+static noinline unsigned long form_A(struct xarray *tree, unsigned long index,
+				     unsigned int nr)
+{
+	unsigned long last = index + nr - 1, found = 0;
+	void *entry;
+
+	if (xa_empty(tree))
+		return 0;
+	if (!xa_find(tree, &index, last, XA_PRESENT))
+		return 0;
+	for (; index <= last; index++) {
+		entry = xa_erase(tree, index);
+		if (entry) {
+			entry_free(entry);
+			found++;
+		}
+	}
+	return found;
+}
+
+/* A1: A, but a single slot is looked up with xa_load(), not xa_find(). */
+static noinline unsigned long form_A1(struct xarray *tree, unsigned long index,
 				      unsigned int nr)
 {
-	unsigned long index = first, last = first + nr - 1;
+	unsigned long last = index + nr - 1, found = 0;
+	void *entry;
 
 	if (xa_empty(tree))
 		return 0;
@@ -212,7 +176,112 @@ static noinline unsigned long form_v2(struct xarray *tree, unsigned long first,
 	} else if (!xa_find(tree, &index, last, XA_PRESENT)) {
 		return 0;
 	}
-	return v2_invalidate_range(tree, index, last);
+	for (; index <= last; index++) {
+		entry = xa_erase(tree, index);
+		if (entry) {
+			entry_free(entry);
+			found++;
+		}
+	}
+	return found;
+}
+
+/*
+ * B: A's search, then xa_erase() only where an entry is: after each, the
+ * next one is searched for without the lock.
+ */
+static noinline unsigned long form_B(struct xarray *tree, unsigned long index,
+				     unsigned int nr)
+{
+	unsigned long last = index + nr - 1, found = 0;
+	void *entry;
+
+	if (xa_empty(tree))
+		return 0;
+	if (!xa_find(tree, &index, last, XA_PRESENT))
+		return 0;
+	do {
+		entry = xa_erase(tree, index);
+		if (entry) {
+			entry_free(entry);
+			found++;
+		}
+	} while (index++ < last && xa_find(tree, &index, last, XA_PRESENT));
+	return found;
+}
+
+/*
+ * C: A's search, then one hold of the lock for the rest of the range: an
+ * ordered walk that erases every entry and frees it under the lock.
+ */
+static noinline unsigned long form_C(struct xarray *tree, unsigned long index,
+				     unsigned int nr)
+{
+	unsigned long last = index + nr - 1, found = 0;
+	XA_STATE(xas, tree, 0);
+	void *entry;
+
+	if (xa_empty(tree))
+		return 0;
+	if (!xa_find(tree, &index, last, XA_PRESENT))
+		return 0;
+
+	xas_set(&xas, index);
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, last) {
+		xas_store(&xas, NULL);
+		entry_free(entry);
+		found++;
+	}
+	xas_unlock(&xas);
+	return found;
+}
+
+/*
+ * D, v2's form (mainline v3's benchmark variant D): A's search, then up
+ * to 16 entries erased in one hold of the lock into a batch on the stack,
+ * freed after the unlock; the walk goes on from the slot after the last
+ * one erased while the batch came back full. Out of line, as there, so
+ * that a range with nothing in it does not set up the batch.
+ */
+static noinline unsigned long d_erase_range(struct xarray *tree,
+					    unsigned long index,
+					    unsigned long last)
+{
+	void *batch[ERASE_BATCH];
+	XA_STATE(xas, tree, index);
+	unsigned long found = 0;
+	unsigned int i, n;
+	void *entry;
+
+	do {
+		n = 0;
+		xas_lock(&xas);
+		xas_for_each(&xas, entry, last) {
+			xas_store(&xas, NULL);
+			batch[n++] = entry;
+			if (n == ERASE_BATCH)
+				break;
+		}
+		xas_unlock(&xas);
+		for (i = 0; i < n; i++)
+			entry_free(batch[i]);
+		found += n;
+		xas_set(&xas, xas.xa_index + 1);
+	} while (n == ERASE_BATCH && xas.xa_index <= last);
+	return found;
+}
+
+static noinline unsigned long form_D(struct xarray *tree, unsigned long index,
+				     unsigned int nr)
+{
+	unsigned long last = index + nr - 1;
+
+	if (xa_empty(tree))
+		return 0;
+	if (!xa_find(tree, &index, last, XA_PRESENT))
+		return 0;
+	return d_erase_range(tree, index, last);
 }
 
 static const struct form {
@@ -221,9 +290,12 @@ static const struct form {
 			    unsigned int nr);
 } forms[] = {
 	{ "base", form_base },
-	{ "load-erase", form_load_erase },
-	{ "v1", form_v1 },
-	{ "v2", form_v2 },
+	{ "mm-stable", form_mm_stable },
+	{ "A", form_A },
+	{ "A1", form_A1 },
+	{ "B", form_B },
+	{ "C", form_C },
+	{ "D", form_D },
 };
 #define NR_FORMS ((int)(sizeof(forms) / sizeof(forms[0])))
 
@@ -239,7 +311,6 @@ struct worker {
 	int id;
 	const struct config *cfg;
 	struct xarray *tree;
-	struct zs_entry *ents;	/* the tree's entries, by index */
 	unsigned long *first;	/* the ranges this thread frees */
 	unsigned int nr_ranges;
 	long long *ns;		/* [rep][form]: time taken */
@@ -296,14 +367,25 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void store_range(struct xarray *tree, struct zs_entry *ents,
-			unsigned long first, unsigned long nr)
+/* A new entry at every slot of the range, allocated by the caller's thread. */
+static void store_range(struct xarray *tree, unsigned long first,
+			unsigned long nr)
 {
+	struct zs_entry *entry;
 	unsigned long i;
+	void *old;
 
-	for (i = first; i < first + nr; i++)
-		if (xa_is_err(xa_store(tree, i, &ents[i], GFP_KERNEL)))
+	for (i = first; i < first + nr; i++) {
+		entry = malloc(sizeof(*entry));
+		if (!entry)
+			die("%s", "out of memory");
+		entry->index = i;
+		old = xa_store(tree, i, entry, GFP_KERNEL);
+		if (xa_is_err(old))
 			die("%s", "xa_store failed (out of memory?)");
+		if (old)
+			die("%s", "a slot to fill held an entry");
+	}
 }
 
 /* The range starting at @first is one to free. */
@@ -320,37 +402,48 @@ static int owner(const struct config *cfg, unsigned long first)
 	return (first / unit) % cfg->threads;
 }
 
+/*
+ * The blocks between the ranges to free, which keep their entries, and,
+ * when entries are present, the ranges that no thread frees in this tree
+ * (@thread: the one thread that works in it, or -1 when all do). The
+ * entries of the ranges to free are stored by the thread that frees them
+ * (work()), so that each thread free()s what its own malloc() arena handed
+ * out, as a CPU's zswap_entry_free() mostly frees what that CPU's stores
+ * allocated.
+ */
 static void fill_tree(const struct config *cfg, struct xarray *tree,
-		      struct zs_entry *ents)
+		      int thread)
 {
 	unsigned long i;
 
-	for (i = 0; i < TREE_SLOTS; i++)
-		ents[i].index = i;
 	for (i = 0; i < TREE_SLOTS; i += cfg->range)
-		if (cfg->present || !is_freed(cfg, i))
-			store_range(tree, ents, i, cfg->range);
+		if (!is_freed(cfg, i) ||
+		    (cfg->present && thread >= 0 && owner(cfg, i) != thread))
+			store_range(tree, i, cfg->range);
 }
 
 /*
- * After a configuration: every slot holds its own entry, except the
- * freed ranges when entries are absent, which are empty.
+ * After a configuration: every slot holds an entry made for it, except
+ * the freed ranges when entries are absent, which are empty. Then the
+ * entries are freed.
  */
-static void check_tree(const struct config *cfg, struct xarray *tree,
-		       struct zs_entry *ents)
+static void check_tree(const struct config *cfg, struct xarray *tree)
 {
+	struct zs_entry *entry;
 	unsigned long i;
 
 	for (i = 0; i < TREE_SLOTS; i++) {
-		void *want = cfg->present || !is_freed(cfg, i - i % cfg->range) ?
-			&ents[i] : NULL;
+		int want = cfg->present || !is_freed(cfg, i - i % cfg->range);
 
-		if (xa_load(tree, i) != want)
+		entry = xa_load(tree, i);
+		if (want ? !entry || entry->index != i : entry != NULL)
 			die("%s", "a tree's contents differ from its layout");
 	}
 	i = TREE_SLOTS;
 	if (xa_find(tree, &i, ULONG_MAX, XA_PRESENT))
 		die("%s", "an entry beyond the tree's 16384 slots");
+	xa_for_each(tree, i, entry)
+		free(entry);
 }
 
 static void pin_to(int cpu)
@@ -375,6 +468,9 @@ static void *work(void *arg)
 	rcu_register_thread();
 	if (pin)
 		pin_to(w->id);
+	if (cfg->present)
+		for (k = 0; k < w->nr_ranges; k++)
+			store_range(w->tree, w->first[k], cfg->range);
 	for (rep = 0; rep < warmup + reps; rep++) {
 		for (j = 0; j < NR_FORMS; j++) {
 			unsigned long found = 0;
@@ -401,8 +497,8 @@ static void *work(void *arg)
 					die("form %s left an entry in its range",
 					    forms[f].name);
 				if (cfg->present)
-					store_range(w->tree, w->ents,
-						    w->first[k], cfg->range);
+					store_range(w->tree, w->first[k],
+						    cfg->range);
 			}
 			if (rep >= warmup) {
 				w->ns[(rep - warmup) * NR_FORMS + f] = t1 - t0;
@@ -419,18 +515,25 @@ static void run_config(const struct config *cfg, const char *lock)
 	int ntrees = cfg->same ? 1 : cfg->threads;
 	struct worker w[MAX_THREADS];
 	struct xarray *trees;
-	struct zs_entry *ents;
 	unsigned long i;
+	size_t size;
 	int t, r, f;
 
-	/* Adjacent, as zswap_swapon()'s kvcalloc() of a device's trees. */
-	trees = calloc(ntrees, sizeof(*trees));
-	ents = aligned_alloc(64, ntrees * TREE_SLOTS * sizeof(*ents));
-	if (!trees || !ents)
+	/*
+	 * Adjacent, as zswap_swapon()'s kvcalloc() of a device's trees, and
+	 * at the start of a cache line: kmalloc() aligns the array to its
+	 * size class (32 bytes and up), so the kernel's first two 16-byte
+	 * trees always share a line. calloc() aligns to 16 only, and where
+	 * the trees fell then varied from configuration to configuration.
+	 */
+	size = (ntrees * sizeof(*trees) + 63) / 64 * 64;
+	trees = aligned_alloc(64, size);
+	if (!trees)
 		die("%s", "out of memory");
+	memset(trees, 0, size);
 	for (t = 0; t < ntrees; t++) {
 		xa_init(&trees[t]);
-		fill_tree(cfg, &trees[t], ents + t * TREE_SLOTS);
+		fill_tree(cfg, &trees[t], cfg->same ? -1 : t);
 	}
 	barrier.count = 0;
 	barrier.sense = 0;
@@ -439,7 +542,6 @@ static void run_config(const struct config *cfg, const char *lock)
 		w[t].id = t;
 		w[t].cfg = cfg;
 		w[t].tree = &trees[cfg->same ? 0 : t];
-		w[t].ents = ents + (cfg->same ? 0 : t) * TREE_SLOTS;
 		w[t].first = malloc(TREE_SLOTS / cfg->range * sizeof(long));
 		w[t].ns = calloc((size_t)reps * NR_FORMS, sizeof(long long));
 		w[t].start = calloc((size_t)reps * NR_FORMS, sizeof(long long));
@@ -460,7 +562,7 @@ static void run_config(const struct config *cfg, const char *lock)
 		pthread_join(w[t].thread, NULL);
 
 	for (t = 0; t < ntrees; t++) {
-		check_tree(cfg, &trees[t], ents + t * TREE_SLOTS);
+		check_tree(cfg, &trees[t]);
 		xa_destroy(&trees[t]);
 	}
 	for (r = 0; r < reps; r++)
@@ -482,7 +584,6 @@ static void run_config(const struct config *cfg, const char *lock)
 	}
 	/* Let call_rcu() free the nodes before the next configuration. */
 	rcu_barrier();
-	free(ents);
 	free(trees);
 }
 
@@ -572,6 +673,12 @@ int main(int argc, char **argv)
 	printf("# reps\t%d\n", reps);
 	printf("# warmup\t%d\n", warmup);
 	printf("# tree_slots\t%lu\n", TREE_SLOTS);
+	printf("# forms\t");
+	for (i = 0; i < NR_FORMS; i++)
+		printf("%s%s", i ? "," : "", forms[i].name);
+	printf("\n");
+	printf("# entry_free\tfree() of a malloc()ed %zu-byte object\n",
+	       sizeof(struct zs_entry));
 	printf("# sizeof_xarray\t%zu\n", sizeof(struct xarray));
 	printf("lock\tthreads\ttrees\trange\tentries\trep\tform\tthread\tslots\tns\tstart_ns\n");
 	fflush(stdout);
