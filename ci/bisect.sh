@@ -105,7 +105,7 @@ if [ "$check" != build ]; then
 fi
 
 frags=("${default_frags[@]}")
-[ -z "$(tests_series_for "$ZS_KVER")" ] || frags+=("$REPO_DIR/configs/zram.config")
+[ -z "$(tests_series_for "$ZS_KVER")" ] || frags+=("$REPO_DIR/configs/selftests-zswap.config")
 
 # point_ok K: 0 when point K passes the check, 1 when it fails (or
 # crashes), 2 at an infrastructure error; the logs go to RESULTS/point-K/,

@@ -233,7 +233,7 @@ build_image() {
 }
 
 frags_default=("${default_frags[@]}")
-[ -z "$tests_series" ] || frags_default+=("$REPO_DIR/configs/zram.config")
+[ -z "$tests_series" ] || frags_default+=("$REPO_DIR/configs/selftests-zswap.config")
 frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
 frags_kcsan=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config")
 # What the KCSAN row runs: the KUnit tests (at boot), and the tests that
