@@ -477,20 +477,30 @@ fi
 
 # The cover letter: cover-letter.txt, the base, and from v2 on the
 # changes since the revision sent last.
+wrap() { fold -s -w 72 | sed 's/ *$//'; }
 {
 	printf '%s\n\n' "$(cat "$cover")"
 	if [ "${ZS_STANDINS:-0}" -gt 0 ] &&
 		[ "$(realpath "$sdir")" = "$REPO_DIR/patches/mainline" ]; then
 		# The series needs the mm-stable commits that the base's
-		# stand-ins name (their messages give the ids).
-		ids=$(sed -n 's/.*(\([0-9a-f]\{12\}\) in mm-stable.*/\1/p' \
-			"$REPO_DIR"/patches/mm-stable/*.patch | paste -sd' ' -)
-		echo "Based on mm-stable as of 2026-10-09; it needs the commits $ids there. Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins written from their description give $ZS_UPSTREAM their interface."
+		# stand-ins name (their messages give the ids and titles).
+		echo "Based on mm-stable as of 2026-10-09, on these commits there:"
+		python3 - "$REPO_DIR"/patches/mm-stable/0*.patch <<-'PY'
+		import email, re, sys
+		for path in sys.argv[1:]:
+		    msg = email.message_from_file(open(path))
+		    subj = re.sub(r'\s+', ' ', msg['Subject'])
+		    subj = re.sub(r'^\[PATCH[^]]*\] ', '', subj)
+		    body = re.sub(r'\s+', ' ', msg.get_payload())
+		    cid = re.search(r'\(([0-9a-f]{12}) in mm-stable', body)
+		    print(f'  {cid.group(1) if cid else "?"} ("{subj}")')
+		PY
+		echo "Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins written from their description give $ZS_UPSTREAM their interface." | wrap
 	elif [ -n "$ZS_UPSTREAM" ]; then
-		echo "Based on $ZS_UPSTREAM; tested on $ZS_BASE_DESC."
+		echo "Based on $ZS_UPSTREAM; tested on $ZS_BASE_DESC." | wrap
 	else
-		echo "Based on $ZS_BASE_DESC."
-	fi | fold -s -w 72 | sed 's/ *$//'
+		echo "Based on $ZS_BASE_DESC." | wrap
+	fi
 	if [ -n "$st_last" ]; then
 		echo
 		if ! grep -qi "^changes in v$rev\b" "$cover"; then

@@ -87,12 +87,11 @@ stage "series is patches/mainline/series" diff -u \
 # point of mainline, the series that goes to linux-mm, gets its three
 # boots, and of the LTS backports the last point that changes the kernel
 # (--boots last: the main job boots the others). Beyond that only rows
-# whose builds its fault stages need anyway. The debug config (lockdep, PROVE_RCU, KASAN) at the
-# last point of mainline, the series that goes to linux-mm, whose
-# erase-after-unlock fault must turn that row red: there the KUnit tests
-# of the range erase must pass (with every test, test_zswap's cases
-# under KASAN above all, that row's boot took 18 minutes, the machine
-# shared with another job). The KCSAN row at the last point of v6.12,
+# whose builds its fault stages need anyway. The debug config (lockdep,
+# PROVE_RCU, KASAN) at the last point of mainline, the series that goes
+# to linux-mm: test_zswap, whose frees go through zswap_invalidate(),
+# must pass there, and the erase-without-lock fault must turn that row
+# red. The KCSAN row at the last point of v6.12,
 # whose lockless swap_cgroup it checks and whose swap-cgroup-rmw fault
 # must turn it red. The main job (ci/run-series.sh, by default) runs the
 # rest: the build-only variants (SWAP=n, MEMCG=n, ZSWAP=n, i386) at every
@@ -107,7 +106,7 @@ for base in "${bases[@]}"; do
 	opts=(--variants none --debug none --kcsan none --gates none)
 	case $base in
 	mainline)
-		opts=(--variants none --debug last --debug-only kunit_results
+		opts=(--variants none --debug last --debug-only test_zswap
 			--kcsan none --gates none) ;;
 	v6.12) opts=(--variants none --debug none --kcsan last --gates none
 			--boots last) ;;
