@@ -78,6 +78,9 @@ esac
 [ "${bases[0]}" != mainline ] || export ZS_MAINLINE_PINNED=1
 stage "python compiles" python3 -m py_compile "$CI_DIR"/*.py \
 	"$REPO_DIR"/benchmarks/*.py
+# Every figure of README.md and docs/ that a run or a file produces.
+stage "figures in README.md and docs/ match their sources" \
+	python3 "$CI_DIR/figures.py" --check
 # The top-level series is the mainline one, relative to patches/.
 stage "series is patches/mainline/series" diff -u \
 	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|mainline/|' "$REPO_DIR/patches/mainline/series") \
