@@ -131,7 +131,7 @@ base_series() {
 
 # tests_series_for KVER|BASE: the series of kselftests that the guest's
 # tests are built with at every point of a base's series, the base
-# included (README, "The two series"): the zswap kselftests on mainline;
+# included (docs/series.md): the zswap kselftests on mainline;
 # none on 6.12.y and 6.1.y, where they do not apply (6.12's test_zswap.c
 # lacks what they build on, 6.1 has no test_zswap.c).
 tests_series_for() {

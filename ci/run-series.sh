@@ -243,7 +243,7 @@ kcsan_tests=kunit_results,swapcg_concurrent,zswap_stress,test_zswap
 # the XArray its lockless lookups walk. Not the rest of the kernel: there
 # the sanitizer finds races of the base kernel, a different set at every
 # boot (a whole-kernel boot of the last v6.12 point found four, none in
-# these files: README, "The KCSAN row"), which would say nothing about
+# these files: docs/tests.md, KCSAN), which would say nothing about
 # the series and keep the row red at random.
 kcsan_files="mm/zswap.c mm/swap_cgroup.c lib/xarray.c"
 printf 'image\t%s\t%s\n' "$t_image" "$(date +%s)" >>"$results/times"
@@ -387,7 +387,7 @@ run_point() {
 		"$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >>"$d/steps"
 		# Kept (2 MB): the row's qemu-cmd and ci/boot.sh --shell boot it
-		# again (README, "Reading a failure").
+		# again (docs/pipeline.md, "Reading a failure").
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
 		if [ "$config" = default ] && [ "$k" -gt 0 ] && at_point "$gates" "$k"; then
 			say "[$k/${#patches[@]}] $name: gates (sparse, W=1, coccinelle)"

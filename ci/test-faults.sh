@@ -149,7 +149,7 @@ for f in "${faults[@]}"; do
 	# test of the main boot) boots with those alone: its verdict reads
 	# nothing else, and the other tests would only take minutes. So the
 	# swap_cgroup faults meet its KUnit tests (v6.12, v6.1), which catch a
-	# lost update where swapcg_concurrent did not (README), and a tests
+	# lost update where swapcg_concurrent did not (docs/tests.md), and a tests
 	# series' faults its tests, the kernel's test_zswap. A fault judged on
 	# the whole row (tests, boot) meets the zswap tests.
 	tests=$(target "$f" | awk '{ sub(/^.*\//, "", $1); print $1 }' |
