@@ -18,7 +18,15 @@
 # from the tests series, as ci/run-series.sh builds them on that base.
 #
 #   ci/test-faults.sh [--base mainline|v6.12|PATH|selftests-zswap]
-#                     [--results DIR] [FAULT...]
+#                     [--results DIR] [--no-kcsan] [--no-variants] [FAULT...]
+#
+# --no-kcsan leaves out the checks judged on a KCSAN row (targets
+# kcsan/CHECK), --no-variants those of a variant build (targets
+# build-<variant of ci/variants>, e.g. build-MEMCG=n): each needs a whole
+# kernel build of its own. A fault left with no check is skipped; each
+# says so, and why, on the output. ci/test.sh passes both, to stay within
+# its hour; this command without them is the one that runs every fault
+# and check (the main job, ci/run-series.sh, builds those rows too).
 #
 # Exit status: 0 every fault caught; 1 one was not; 75 an infrastructure
 # error (QEMU could not run, a build out of disk) left a fault unjudged,
@@ -27,11 +35,13 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=${ZS_BASE:-mainline} results=""
+base=${ZS_BASE:-mainline} results="" no_kcsan=0 no_variants=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
 	--results) results=${2-} ;;
+	--no-kcsan) no_kcsan=1; shift; continue ;;
+	--no-variants) no_variants=1; shift; continue ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see --help)" ;;
@@ -90,27 +100,64 @@ under() {
 	[ -f "$fdir/under" ] || return 0
 	awk -v f="$1" '!/^#/ && $1 == f { print $2 }' "$fdir/under"
 }
-# target FAULT: its lines of targets, less the name (CHECK VERDICT
-# [alone]); every one must hold. A CHECK of the form kcsan/CHECK is judged
-# on the fault's KCSAN row (ci/run-series.sh --kcsan), which is then run.
-target() {
+# all_targets FAULT: its lines of targets, less the name (CHECK VERDICT
+# [alone]). A CHECK of the form kcsan/CHECK is judged on the fault's KCSAN
+# row (ci/run-series.sh --kcsan), which is then run.
+all_targets() {
 	awk -F '\t' -v f="$1" '$1 == f { $1 = ""; print; found = 1 }
 		END { exit !found }' "$fdir/targets"
 }
+variant_names=" $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/variants" |
+	cut -f1 | paste -sd' ' -) "
+# left_out CHECK: why --no-kcsan or --no-variants leaves CHECK out; nothing
+# when it is run.
+left_out() {
+	case $1 in
+	kcsan/*) [ $no_kcsan -eq 0 ] ||
+		echo "--no-kcsan: $1 is judged on a KCSAN row, a whole kernel build of its own" ;;
+	build-*) [ $no_variants -eq 0 ] || [[ $variant_names != *" ${1#build-} "* ]] ||
+		echo "--no-variants: $1 is a variant build, a whole kernel build of its own" ;;
+	esac
+}
+# target FAULT: the lines of all_targets that are run; every one must hold.
+target() {
+	local check rest
+	all_targets "$1" | while read -r check rest; do
+		[ -n "$(left_out "$check")" ] || echo " $check${rest:+ $rest}"
+	done
+}
+# skipped FAULT: why each of its checks left out is, one a line.
+skipped() {
+	local check rest
+	all_targets "$1" | while read -r check rest; do left_out "$check"; done
+}
 for f in "${faults[@]}"; do
-	[ "$f" = not-applying ] || target "$f" >/dev/null ||
+	[ "$f" = not-applying ] || all_targets "$f" >/dev/null ||
 		die "fault $f: no line in $fdir/targets names what must catch it"
 done
 results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
-pass=0 fail=0 infra=0 i=0
+pass=0 fail=0 infra=0 skip=0 i=0
 echo "TAP version 13"
 echo "1..${#faults[@]}"
+[ $no_kcsan -eq 0 ] ||
+	echo "# --no-kcsan: checks on a KCSAN row (kcsan/...) left out; ci/test-faults.sh without it runs them"
+[ $no_variants -eq 0 ] ||
+	echo "# --no-variants: checks of a variant build (build-<variant>) left out; ci/test-faults.sh without it runs them"
 
 for f in "${faults[@]}"; do
 	i=$((i + 1))
 	d=$results/$f
+	if [ "$f" != not-applying ]; then
+		why=$(skipped "$f" | paste -sd';' -)
+		if [ -z "$(target "$f")" ]; then
+			skip=$((skip + 1))
+			echo "ok $i $f # SKIP every check left out: ${why//;/; }"
+			continue
+		fi
+		[ -z "$why" ] || echo "# $f: ${why//;/; }; judged on its other checks"
+	fi
 	mkdir -p "$d/patches"
 	: >"$d/patches/series"
 	if [ -n "$tests_base" ]; then
@@ -217,10 +264,12 @@ for f in "${faults[@]}"; do
 		grep -E "^  $last: (failed|splat)" "$d/run.log" | head -n 5 | sed 's/^/# /' || true
 	fi
 done
+sk=""
+[ $skip -eq 0 ] || sk=", $skip skipped (--no-kcsan, --no-variants)"
 if [ $infra -gt 0 ]; then
-	echo "$pass passed, $fail failed, $infra not judged (infrastructure error)"
+	echo "$pass passed, $fail failed, $infra not judged (infrastructure error)$sk"
 else
-	echo "$pass passed, $fail failed"
+	echo "$pass passed, $fail failed$sk"
 fi
 [ $fail -eq 0 ] || exit 1
 [ $infra -eq 0 ] || exit 75

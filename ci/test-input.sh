@@ -165,6 +165,9 @@ refused "--base 'v9.9': no such base" $tf --base v9.9
 refused "unknown option --bogus" $tf --bogus
 refused "--base selftests-nope: no" $tf --base selftests-nope
 refused "fault no-such-fault: no line" $tf no-such-fault
+# The flags take no value: the word after one is a fault's name.
+refused "fault no-such-fault: no line" $tf --no-kcsan --no-variants no-such-fault
+refused "unknown option --no-kcsan=yes" $tf --no-kcsan=yes
 refused "--results '$tmp/file': $tmp/file is a file" $tf --results "$tmp/file"
 helps $tf
 
