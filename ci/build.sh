@@ -116,4 +116,14 @@ for c in ${ZS_SANITIZE_ONLY:-}; do
 	san+=("KCSAN_SANITIZE_$(basename "$c" .c).o=y")
 done
 [ ${#san[@]} -eq 0 ] || san+=(KCSAN_SANITIZE=n)
-make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" bzImage 2>&1
+rc=0
+make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" bzImage 2>&1 || rc=$?
+# For ci/timing.py (timed in ci/lib.sh): the objects of this folder that
+# were compiled through ccache, each with a .cmd file naming it, as many as
+# a build from an empty folder compiles. The build compiled fewer when most
+# were up to date.
+if [ -n "${ZS_TIMED_OBJECTS:-}" ]; then
+	grep -rlE --include='.*.cmd' '^(saved)?cmd_[^ ]+ := ccache ' "$build" |
+		wc -l >"$ZS_TIMED_OBJECTS" || true
+fi
+exit $rc

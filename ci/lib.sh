@@ -376,18 +376,21 @@ holds_first() {
 # and append to FILE a line for ci/timing.py: STEP, its start and end
 # (epoch seconds), and the ccache hits and misses of its compilations,
 # tab-separated. The counts come from a stats log of CMD's own
-# (CCACHE_STATSLOG), so that other jobs' builds do not count. Returns
-# CMD's status.
+# (CCACHE_STATSLOG), so that other jobs' builds do not count. Then, for a
+# build, the objects its folder holds (ci/build.sh writes them to
+# ZS_TIMED_OBJECTS), so that ci/timing.py can tell a whole build; empty
+# for other steps. Returns CMD's status.
 timed() {
-	local file=$1 step=$2 t0 rc=0 slog
+	local file=$1 step=$2 t0 rc=0 slog objs
 	shift 2
 	slog=$(mktemp)
+	objs=$(mktemp)
 	t0=$(date +%s)
-	CCACHE_STATSLOG=$slog "$@" || rc=$?
-	printf '%s\t%s\t%s\t%s\n' "$step" "$t0" "$(date +%s)" "$(awk '
+	CCACHE_STATSLOG=$slog ZS_TIMED_OBJECTS=$objs "$@" || rc=$?
+	printf '%s\t%s\t%s\t%s\t%s\n' "$step" "$t0" "$(date +%s)" "$(awk '
 		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h++ }
 		$1 == "cache_miss" { m++ }
-		END { printf "%d\t%d", h, m }' "$slog")" >>"$file"
-	rm -f "$slog"
+		END { printf "%d\t%d", h, m }' "$slog")" "$(head -c 20 "$objs")" >>"$file"
+	rm -f "$slog" "$objs"
 	return $rc
 }

@@ -144,6 +144,8 @@ done
 		"$CI_DIR/test-bisect.sh" --results "$out/bisect"
 
 echo
+# Where the time went; a WARNING there, not a failure, for whole builds
+# beyond ci/whole-builds.
 python3 "$CI_DIR/timing.py" "$out" | tee "$out/timing.txt" || true
 echo "results: $out"
 echo "$pass passed, $fail failed"

@@ -9,12 +9,22 @@
                    (it has a `stages` file): every stage, with what the runs
                    inside it spent their time on.
 
-A line of a times file is STEP, its start and end (epoch seconds), and the
-ccache hits and misses of its compilations, tab-separated. A build is
+A line of a times file is STEP, its start and end (epoch seconds), the
+ccache hits and misses of its compilations, and for a build of
+ci/build.sh the objects its folder holds, tab-separated. A build is
 "incremental" when it compiled fewer than 100 objects (the build folder
 held the rest), "cold" when most of its compilations missed ccache, and
 "ccache" when a build of most objects was answered by ccache.
+
+A build is "whole" when it compiled more than half the objects of its
+folder (a build from an empty folder compiles all of them; one after a
+change to a header that mmzone.h pulls in, nearly all): 7-10 minutes on 2
+cores with an empty ccache. Where the objects are not recorded (older
+times files), a cold build counts as whole. The table of ci/test.sh lists
+them, with the stage and row that made each, and warns (never fails)
+when there are more than ci/whole-builds lists for a cold run.
 """
+import fnmatch
 import os
 import re
 import sys
@@ -31,8 +41,9 @@ def read_times(path):
             if len(w) < 3:
                 continue
             hits, misses = (int(w[3]), int(w[4])) if len(w) >= 5 else (0, 0)
+            objects = int(w[5]) if len(w) >= 6 and w[5].isdigit() else None
             out.append(dict(step=w[0], start=int(w[1]), end=int(w[2]),
-                            hits=hits, misses=misses))
+                            hits=hits, misses=misses, objects=objects))
     return out
 
 
@@ -44,6 +55,28 @@ def build_state(t):
     if n < INCREMENTAL:
         return "incremental"
     return "cold" if 2 * t["misses"] > n else "ccache"
+
+
+def is_whole(t):
+    """Whether a build step compiled (nearly) the whole kernel."""
+    state = build_state(t)
+    if state is None:
+        return False
+    if t["objects"]:
+        return 2 * (t["hits"] + t["misses"]) > t["objects"]
+    # Unrecorded: a cold build, but not Debian's configuration, which
+    # compiles only the objects the series touches (ci/build-distro.sh).
+    return state == "cold" and t["step"] != "build-debian"
+
+
+def build_words(t):
+    """A build step's state and counts, as the tables show them."""
+    s = build_state(t)
+    if not s:
+        return ""
+    of = f" of {t['objects']}" if t["objects"] else ""
+    return f"{s} ({t['hits']}/{t['misses']}{of})" + \
+        (", whole" if is_whole(t) else "")
 
 
 def kind(row, step):
@@ -68,17 +101,23 @@ def kind(row, step):
     return "boots" if step.startswith("boot") else step
 
 
-def series_steps(root):
+def series_steps(root, where=False):
     """Every step under ROOT: (row, step dict), row None for the lines of
-    a job's own times file (deps, tree, image, job)."""
+    a job's own times file (deps, tree, image, job). With WHERE, each step
+    dict also gets "where", its row's folder relative to ROOT (a fault's
+    row: FAULT/run/NN-CONFIG)."""
     out = []
-    for dirpath, _, files in os.walk(root):
+    for dirpath, dirs, files in os.walk(root):
+        dirs.sort()
         if "times" not in files:
             continue
         lines = read_times(os.path.join(dirpath, "times"))
         own = any(t["step"] in SETUP + ("job",) for t in lines)
         row = None if own else os.path.basename(dirpath)
-        out.extend((row, t) for t in lines)
+        for t in lines:
+            if where:
+                t["where"] = os.path.relpath(dirpath, root)
+            out.append((row, t))
     return out
 
 
@@ -133,10 +172,8 @@ def series_table(root):
     for row, t in sorted(steps, key=lambda x: (x[1]["start"], x[1]["end"])):
         if t["step"] == "job":
             continue
-        s = build_state(t)
-        b = f"{s} ({t['hits']}/{t['misses']})" if s else ""
         print(f"  {row or 'job':<12} {t['step']:<22} {mmss(t['start'] - t0)} "
-              f"{minutes(t['end'] - t['start'])}  {b}")
+              f"{minutes(t['end'] - t['start'])}  {build_words(t)}")
     print("By kind:")
     inside = print_summary(steps)
     print(f"  {'outside the steps':<20} {minutes(t1 - t0 - inside)}")
@@ -166,6 +203,59 @@ def test_table(root):
     t0 = min(s[1] for s in stages)
     t1 = max(s[2] for s in stages)
     print(f"  {'total':<20} {minutes(t1 - t0)}  (first stage's start to last stage's end)")
+    whole_builds(stages)
+
+
+def read_expected(path):
+    """ci/whole-builds: [(stage, row pattern, why)]."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].rstrip()
+            if not line.strip():
+                continue
+            w = [x.strip() for x in line.split("\t") if x.strip()]
+            out.append((w[0], w[1] if len(w) > 1 else "*",
+                        w[2] if len(w) > 2 else ""))
+    return out
+
+
+def whole_builds(stages):
+    """List the whole builds of the run, each with the stage and the row
+    that made it, against those ci/whole-builds expects of a cold run."""
+    made = []
+    for name, _, _, res in stages:
+        if not res or not os.path.isdir(res):
+            continue
+        for _, t in series_steps(res, where=True):
+            if is_whole(t):
+                made.append((name, t))
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "whole-builds")
+    expected = read_expected(path) if os.path.exists(path) else []
+    left = list(expected)
+    print(f"Whole builds (more than half the objects of their folder): "
+          f"{len(made)}; ci/whole-builds lists {len(expected)} for a cold run")
+    unlisted = []
+    for name, t in sorted(made, key=lambda m: m[1]["start"]):
+        why = None
+        for e in left:
+            if e[0] == name and fnmatch.fnmatchcase(t["where"], e[1]):
+                why = e[2] or "listed"
+                left.remove(e)
+                break
+        if why is None:
+            why = "NOT LISTED in ci/whole-builds"
+            unlisted.append(f"{name}: {t['where']} {t['step']}")
+        print(f"  {minutes(t['end'] - t['start'])}  {name}: {t['where']} "
+              f"{t['step']}, {build_words(t)}: {why}")
+    # A warning, not a failure: the run's checks are what pass or fail.
+    if len(made) > len(expected) or unlisted:
+        print(f"WARNING: {len(made)} whole builds, {len(expected)} listed in "
+              f"ci/whole-builds, {len(unlisted)} not listed "
+              f"({'; '.join(unlisted) or 'none'}): each costs 7-10 minutes "
+              f"on a new 2-core machine, and the test command has an hour "
+              f"(issue 29)")
 
 
 def main():
