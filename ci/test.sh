@@ -3,7 +3,11 @@
 # The test command: test the judge on its fixtures and the commands'
 # refusals of bad input (seconds), lint the pipeline, run the mainline
 # series and the v6.12 and v6.1 backports (every point green), then check
-# that injected faults are caught.
+# that injected faults are caught: not those judged on a KCSAN row or a
+# variant build, each a whole kernel build of its own, which
+# ci/test-faults.sh without --no-kcsan --no-variants runs. Ends with where
+# the time went (ci/timing.py), and a WARNING for whole builds beyond
+# ci/whole-builds.
 #
 #   ci/test.sh [--base mainline|v6.12|v6.1|PATH]
 #                          (default: mainline, then v6.12, then v6.1)
