@@ -11,6 +11,12 @@
  *            in the swap cache through memory.reclaim (part of "out")
  *   unmap    "out" as pageout, then munmap() the buffer (phase "free"):
  *            the slots are freed with their zswap entries still there
+ *   scatter  "out" as pageout, then madvise(MADV_DONTNEED) of every other
+ *            page, the odd ones, one call a page (phase "free"): each call
+ *            frees one slot whose neighbours stay in use, with its zswap
+ *            entry still there (with pattern mixed the odd pages are the
+ *            0x01 ones, which zswap holds); the even pages are checked
+ *            after, untimed
  *   exit     a child process does "out" as pageout and waits; the parent
  *            kills it (SIGKILL) and times from the signal to the return of
  *            waitpid() (phase "exit"): the exit frees the slots with their
@@ -30,13 +36,14 @@
  * Output, one line each (times from CLOCK_MONOTONIC; under QEMU -icount
  * the guest clock counts instructions):
  *   BENCH <name> <phase> <usec>      phase: out, in (mix: fill, run;
- *                                    unmap: out, free; exit: out, exit);
- *                                    par and mix also
+ *                                    unmap, scatter: out, free; exit:
+ *                                    out, exit); par and mix also
  *                                    <phase>-cpu, the CPU time of all
  *                                    workers in the phase
  *   STAT <name> <phase> <counter> <delta>   /proc/vmstat deltas (unmap,
- *                                    exit: also zswap_freed_kb, the drop
- *                                    of Zswapped in /proc/meminfo)
+ *                                    scatter, exit: also zswap_freed_kb,
+ *                                    the drop of Zswapped in
+ *                                    /proc/meminfo)
  *   LOCK <name> <phase> <class> <contentions> <acquisitions>
  *                                    where /proc/lock_stat exists
  *                                    (CONFIG_LOCK_STAT): the XArray lock
@@ -460,6 +467,40 @@ static void run_unmap(size_t pages, enum pattern p)
 	cg_leave(0);
 }
 
+/* Free scattered single pages still held in zswap (or on the device):
+ * MADV_DONTNEED of every other page of the pushed-out buffer, the odd ones,
+ * one call a page, so that every slot freed is a range of one whose
+ * neighbours stay in use (zswap_invalidate() with nr 1 and the entry
+ * there). The pages left must then come back as they were (untimed). */
+static void run_scatter(size_t pages, enum pattern p)
+{
+	uint64_t v[NCOUNTERS], t;
+	char *buf = pushed_out(pages, p);
+	long kb = meminfo("Zswapped");
+	size_t i;
+
+	begin(v);
+	t = now_us();
+	for (i = 1; i < pages; i += 2)
+		if (madvise(buf + i * PAGE, PAGE, MADV_DONTNEED))
+			fail("MADV_DONTNEED");
+	report("free", now_us() - t, v);
+	kb -= meminfo("Zswapped");
+	if (kb)
+		printf("STAT %s free zswap_freed_kb %ld\n", name, kb);
+	for (i = 0; i < pages; i += 2) {
+		__atomic_fetch_add((volatile uint64_t *)(buf + i * PAGE), 0,
+				   __ATOMIC_RELAXED);
+		if (!page_ok((uint64_t *)(buf + i * PAGE), p, i)) {
+			errno = 0;
+			fprintf(stderr, "page %zu differs\n", i);
+			fail("data differs after the free of its neighbours");
+		}
+	}
+	munmap(buf, pages * PAGE);
+	cg_leave(0);
+}
+
 /* Free pages still held in zswap (or on the device) at process exit: a
  * child pushes its buffer out and waits; SIGKILL, and the exit frees the
  * slots, timed from the signal to waitpid()'s return. */
@@ -667,7 +708,7 @@ int main(int argc, char **argv)
 		case 'k': k = atoi(optarg); break;
 		case 'l': pct = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|exit|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
+			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|scatter|exit|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -687,6 +728,8 @@ int main(int argc, char **argv)
 		run_pageout(pages, p);
 	else if (!strcmp(driver, "unmap"))
 		run_unmap(pages, p);
+	else if (!strcmp(driver, "scatter"))
+		run_scatter(pages, p);
 	else if (!strcmp(driver, "exit"))
 		run_exit(pages, p);
 	else if (!strcmp(driver, "memcg"))
