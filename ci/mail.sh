@@ -493,7 +493,9 @@ wrap() { fold -s -w 72 | sed 's/ *$//'; }
 		    subj = re.sub(r'^\[PATCH[^]]*\] ', '', subj)
 		    body = re.sub(r'\s+', ' ', msg.get_payload())
 		    cid = re.search(r'\(([0-9a-f]{12}) in mm-stable', body)
-		    print(f'  {cid.group(1) if cid else "?"} ("{subj}")')
+		    if not cid:
+		        sys.exit(f'{path}: its message names no "(<id> in mm-stable"')
+		    print(f'  {cid.group(1)} ("{subj}")')
 		PY
 		echo "Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins written from their description give $ZS_UPSTREAM their interface." | wrap
 	elif [ -n "$ZS_UPSTREAM" ]; then
