@@ -374,6 +374,54 @@ def calls_counts(run):
     return counts
 
 
+def found_counts(run):
+    """The FOUND lines of a counting kernel's boots: {(workload, phase):
+    {k: {(slots, found): [calls per boot]}}}."""
+    counts = {}
+    bdir = os.path.join(run, "boots")
+    for d in sorted(os.listdir(bdir)):
+        m = BOOT.match(d)
+        path = os.path.join(bdir, d, "ktap.txt")
+        if not m or not os.path.exists(path):
+            continue
+        for line in open(path, errors="replace"):
+            w = line.split()
+            if len(w) == 6 and w[0] == "FOUND" and w[1] != "warmup":
+                counts.setdefault((w[1], w[2]), {}).setdefault(
+                    int(m["k"]), {}).setdefault((w[3], w[4]), []).append(
+                        int(w[5]))
+    return counts
+
+
+def found_lines(counts, names):
+    def lo(key):
+        return (int(key[0].split("-")[0]), ["none", "some", "all"].index(
+            key[1]))
+    ks = sorted({k for per in counts.values() for k in per})
+    L = ["## zswap_invalidate() calls by slots and entries found", "",
+         "Counted by a kernel that keeps a counter per (slots, entries "
+         "found) of every call (benchmarks/variants/mainline-v3-count.patch"
+         ", read and cleared around each phase through debugfs). A cell "
+         "lists slots per call (a power-of-two range), entries found (none, "
+         "some, all of the slots) and the calls, per boot (min-max where "
+         "boots differ). Points: %s." % "; ".join(
+             "%d = %s" % (k, names[k]) for k in ks), ""]
+    hdr = ["workload", "phase"] + [names[k] for k in ks]
+    L += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    for (wl, ph), per in sorted(counts.items()):
+        cells = [wl, ph]
+        for k in ks:
+            parts = []
+            for key in sorted(per.get(k, {}), key=lo):
+                v = per[k][key]
+                n = "%d" % v[0] if min(v) == max(v) else "%d-%d" % (
+                    min(v), max(v))
+                parts.append("%s %s: %s" % (key[0], key[1], n))
+            cells.append("; ".join(parts) or "-")
+        L.append("| " + " | ".join(cells) + " |")
+    return L + [""]
+
+
 def calls_lines(counts, ks, names, meta):
     def cell(vals):
         lo, hi = min(vals), max(vals)
@@ -513,6 +561,9 @@ def report_end(L, run, out, meta, rows, data, modes, keys, plot, names,
     calls = calls_counts(run)
     if calls:
         L += calls_lines(calls, ks, names, meta)
+    found = found_counts(run)
+    if found:
+        L += found_lines(found, names)
     locks = [(lk,) + lock_counts(run, lk[0], lk[1]) for lk in LOCKS]
     locks = [(lk, c, n) for lk, c, n in locks if c and (
         lk is LOCKS[0] or any("no such lock" not in x for x in n))]

@@ -53,6 +53,12 @@
  *                                    event (lockstat kernels): the calls
  *                                    in the phase, the slots they covered
  *                                    and the most slots of one call
+ *   FOUND <name> <phase> <slots> <found> <calls>
+ *                                    where the kernel counts them
+ *                                    (variants/mainline-v3-count.patch):
+ *                                    calls of zswap_invalidate() in the
+ *                                    phase by slots (a range lo-hi) and
+ *                                    entries found (none, some, all)
  *   BENCH-ERR <name> <what>          and exit 1: data did not come back
  */
 #define _GNU_SOURCE
@@ -256,10 +262,43 @@ static void inv_print(const char *phase)
 	       calls, slots, most);
 }
 
+/* Calls of zswap_invalidate() by slots and entries found, where a
+ * counting kernel has this file: cleared at the start of a phase (any
+ * write), printed at its end. */
+#define FOUND_FILE "/sys/kernel/debug/zswap/invalidate_calls"
+
+static void found_clear(void)
+{
+	int fd = open(FOUND_FILE, O_WRONLY);
+
+	if (fd >= 0 && write(fd, "0", 1) != 1)
+		fail("clear " FOUND_FILE);
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+}
+
+static void found_print(const char *phase)
+{
+	char slots[64], found[16], line[256];
+	unsigned long long calls;
+	FILE *f = fopen(FOUND_FILE, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %15s %llu", slots, found, &calls) == 3)
+			printf("FOUND %s %s %s %s %llu\n", name, phase, slots,
+			       found, calls);
+	fclose(f);
+	errno = 0;
+}
+
 /* The start of a phase: clear the counts, then read vmstat. */
 static void begin(uint64_t *v)
 {
 	inv_clear();
+	found_clear();
 	lockstat_clear();
 	vmstat(v);
 }
@@ -272,6 +311,7 @@ static void report(const char *phase, uint64_t us, const uint64_t *v0)
 	vmstat(v1);
 	lockstat_print(phase);
 	inv_print(phase);
+	found_print(phase);
 	printf("BENCH %s %s %llu\n", name, phase, (unsigned long long)us);
 	for (i = 0; i < NCOUNTERS; i++)
 		if (v1[i] != v0[i])
