@@ -8,9 +8,9 @@
 # own, reported each against the base and against each other.
 #
 #   benchmarks/run.sh [options]
-#     --base B|PATH      base tree for ci/tree.sh: mainline, v6.12, v6.1
+#     --base B|PATH      base tree for ci/1-tree/tree.sh: mainline, v6.12, v6.1
 #                        (default mainline)
-#     --tree DIR         use this scratch tree (made by ci/tree.sh; it is
+#     --tree DIR         use this scratch tree (made by ci/1-tree/tree.sh; it is
 #                        reset to its zs-base tag) instead of --base
 #     --series FILE      series file (default: the repository's for the
 #                        base's version: patches/v6.1/series on v6.1)
@@ -21,7 +21,7 @@
 #                        files (their patches, in order); repeatable, point
 #                        k the k-th variant, point 0 the base
 #     --modes LIST       icount,wall,lockstat (default icount,wall); wall
-#                        uses KVM if ci/probe-accel.sh finds it usable,
+#                        uses KVM if ci/5-boot/probe-accel.sh finds it usable,
 #                        else MTTCG; lockstat boots as wall does, a kernel
 #                        with configs/lockstat.config, and counts per
 #                        phase how often zswap's tree lock was taken and
@@ -102,7 +102,7 @@ if [ -n "$report" ]; then
 fi
 if [ -n "$tree" ]; then
 	git -C "$tree" rev-parse -q --verify zs-base >/dev/null 2>&1 ||
-		die "--tree '$tree': no tree with a zs-base tag: make one with ci/tree.sh"
+		die "--tree '$tree': no tree with a zs-base tag: make one with ci/1-tree/tree.sh"
 fi
 if [ -n "$points" ]; then
 	[[ $points =~ ^[0-9]+(,[0-9]+)*$ ]] ||
@@ -171,12 +171,12 @@ if [ -z "$mem" ]; then
 fi
 
 # The benchmark's own scratch tree and build folder, so that it can run
-# next to ci/run-series.sh; ccache is shared.
+# next to ci/jobs/run-series.sh; ccache is shared.
 bcache=$CACHE_DIR/bench
 if [ -n "$tree" ]; then
 	tree=$(realpath "$tree")
 	git -C "$tree" rev-parse -q --verify zs-base >/dev/null ||
-		die "$tree has no zs-base tag: make it with ci/tree.sh"
+		die "$tree has no zs-base tag: make it with ci/1-tree/tree.sh"
 	reset_tree "$tree"
 	ZS_KVER=$(make -s -C "$tree" kernelversion)
 	# The kernel cache key: what the tree holds, not where it is.
@@ -232,7 +232,7 @@ frags_of() {
 	[ "$1" = bench ] || frags+=("$REPO_DIR/configs/$1.config")
 }
 # A point's kernel is cached under the hash of what makes it: the base,
-# the configs, ci/build.sh, and the diffs of its patches (not their
+# the configs, ci/3-build/build.sh, and the diffs of its patches (not their
 # messages, so that renumbering the series rebuilds nothing).
 # point_key K [FLAVOUR]
 point_key() {
@@ -240,7 +240,7 @@ point_key() {
 	frags_of "${2:-bench}"
 	{
 		echo "$ZS_BASE_DESC"
-		cat "${frags[@]}" "$CI_DIR/build.sh"
+		cat "${frags[@]}" "$CI_DIR/3-build/build.sh"
 		while IFS= read -r p; do
 			[ -z "$p" ] || sed -n '/^diff --git /,/^-- $/p' "$p"
 		done <<<"${plist[$1]}"
@@ -291,7 +291,7 @@ apply_point() {
 	if [ ${#variants[@]} -eq 0 ]; then to_point "$1" "$2"; return; fi
 	reset_tree "$tree"
 	while IFS= read -r p; do
-		[ -z "$p" ] || "$CI_DIR/apply.sh" "$tree" "$p" >>"$2" 2>&1 || return 1
+		[ -z "$p" ] || "$CI_DIR/2-apply/apply.sh" "$tree" "$p" >>"$2" 2>&1 || return 1
 	done <<<"${plist[$1]}"
 }
 
@@ -328,7 +328,7 @@ if [ $todo -eq 1 ]; then
 			say "build: point $k, $(name_of "$k") ($f)"
 			bdir=$bcache/build/$tag-$f log=$out/build-$k-$f.log
 			frags_of "$f"
-			"$CI_DIR/build.sh" "$tree" "$bdir" "${frags[@]}" >"$log" 2>&1 ||
+			"$CI_DIR/3-build/build.sh" "$tree" "$bdir" "${frags[@]}" >"$log" 2>&1 ||
 				die "point $k does not build: $log"
 			mkdir -p "$kd"
 			if [ "$f" = lockstat ]; then
@@ -351,12 +351,12 @@ for k in "${pts[@]}"; do
 done
 
 say "image: building the benchmarks"
-"$CI_DIR/image.sh" --suite benchmarks "$tree" "$out/image"
+"$CI_DIR/4-image/image.sh" --suite benchmarks "$tree" "$out/image"
 initrd=$out/image/initramfs.cpio.gz
 
 wall=""
 if [[ ",$modes," =~ ,(wall|lockstat), ]]; then
-	wall=$("$CI_DIR/probe-accel.sh" "$(kernel "${pts[0]}" "${flavs[0]}")/bzImage" "$initrd")
+	wall=$("$CI_DIR/5-boot/probe-accel.sh" "$(kernel "${pts[0]}" "${flavs[0]}")/bzImage" "$initrd")
 fi
 
 # norandmaps: no address space randomisation, which would make two icount
@@ -404,21 +404,21 @@ modes=${modes//wall/$wall}
 mv "$out/meta.new" "$out/meta"
 
 # boot MODE ROUND K: one guest, all workloads. A boot that did not end
-# well (ci/verdict.py boot: a panic, a hang, QEMU that could not run) is
-# tried once more; one that ended well in an earlier run into the same
+# well (ci/6-verdict/verdict.py boot: a panic, a hang, QEMU that could not run)
+# is tried once more; one that ended well in an earlier run into the same
 # --out folder, with the same kernel, is kept.
 boot() {
 	local mode=$1 r=$2 k=$3 d try f=bench outcome=""
 	d=$out/boots/$mode-r$r-p$k
 	[ "$mode" = lockstat ] && f=lockstat
-	if [ -d "$d" ] && python3 "$CI_DIR/verdict.py" boot "$d" >/dev/null 2>&1 &&
+	if [ -d "$d" ] && python3 "$CI_DIR/6-verdict/verdict.py" boot "$d" >/dev/null 2>&1 &&
 		[ "$(cat "$d/kernel" 2>/dev/null)" = "$(kernel "$k" $f)" ]; then
 		say "boot: $mode round $r point $k: kept from an earlier run"
 		return 0
 	fi
 	for try in 1 2; do
 		boot_once "$mode" "$k" "$d" || true
-		outcome=$(python3 "$CI_DIR/verdict.py" boot "$d" 2>/dev/null) && break
+		outcome=$(python3 "$CI_DIR/6-verdict/verdict.py" boot "$d" 2>/dev/null) && break
 		say "boot: $mode round $r point $k: ${outcome:-fail} (try $try), see $d"
 	done
 	[ "$outcome" = ok ] && say "boot: $mode round $r point $k done in $(cat "$d/boot-seconds")s"
@@ -458,7 +458,7 @@ boot_once() {
 		truncate -s "${swap_mib}M" "$disk"
 		opts+=(--drive "$disk" --append "$app" --smp "$smp")
 	fi
-	"$CI_DIR/boot.sh" "${opts[@]}" "$kd/bzImage" \
+	"$CI_DIR/5-boot/boot.sh" "${opts[@]}" "$kd/bzImage" \
 		"$initrd" "$d" >/dev/null 2>&1 || rc=$?
 	[ -z "$disk" ] || rm -f "$disk"
 	return $rc

@@ -13,7 +13,7 @@
 #     --tree DIR       kernel tree to take the harness and lib/xarray.c
 #                      from: its zs-base tag if it has one, else its HEAD,
 #                      else its files (default: the mainline base, from
-#                      ci/tree.sh mainline); only ever read
+#                      ci/1-tree/tree.sh mainline); only ever read
 #     --threads LIST   thread counts (default 1,2); above 1, each count
 #                      runs on one shared tree and on a tree a thread
 #     --sizes LIST     range sizes in slots, powers of two (default 1,16,512)
@@ -152,9 +152,9 @@ build() {
 		fi
 		tree_desc="$tree${rev:+ at $rev ($(git -C "$tree" rev-parse --short "$rev"))}"
 	else
-		say "tree: the mainline base (ci/tree.sh mainline)"
+		say "tree: the mainline base (ci/1-tree/tree.sh mainline)"
 		local out
-		out=$("$CI_DIR/tree.sh" mainline)
+		out=$("$CI_DIR/1-tree/tree.sh" mainline)
 		eval "$out"
 		tree=$ZS_TREE rev=zs-base
 		tree_desc="$ZS_BASE_DESC, $tree at zs-base"

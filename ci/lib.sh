@@ -30,7 +30,8 @@ die() {
 # is installed, fetched, unpacked, checked out or built: each dies naming
 # the option (OPT, e.g. --runs) and what is wrong with VALUE.
 
-# The bases ci/tree.sh knows by name; any other base is a kernel tree's path.
+# The bases ci/1-tree/tree.sh knows by name; any other base is a kernel tree's
+# path.
 ZS_BASES="mainline v6.12 v6.1"
 
 # check_base OPT VALUE: one of ZS_BASES, or the path of a kernel tree (a
@@ -96,7 +97,8 @@ check_series() {
 }
 
 # The kconfig fragments of the test kernel's default configuration, in
-# merge order (ci/run-series.sh; ci/bisect.sh builds in the same folder).
+# merge order (ci/jobs/run-series.sh; ci/jobs/bisect.sh builds in the same
+# folder).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 default_frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
 	"$REPO_DIR/configs/faultinject.config" "$REPO_DIR/configs/kunit.config")
@@ -142,11 +144,11 @@ tests_series_for() {
 }
 
 # tests_image TREE OUTDIR [TESTS_SERIES]: build the guest's tests
-# (ci/image.sh) from TREE as it is, with the patches of TESTS_SERIES put on
-# top with ci/apply.sh for the build (OUTDIR/tests-apply.log) and taken off
-# again: the tree is left at the commit it was at. Fails, saying why, when
-# a patch does not apply or the tests do not build. An image made before
-# from the same sources (image_key) is taken from the cache instead.
+# (ci/4-image/image.sh) from TREE as it is, with the patches of TESTS_SERIES put
+# on top with ci/2-apply/apply.sh for the build (OUTDIR/tests-apply.log) and
+# taken off again: the tree is left at the commit it was at. Fails, saying
+# why, when a patch does not apply or the tests do not build. An image made
+# before from the same sources (image_key) is taken from the cache instead.
 tests_image() {
 	local tree=$1 out=$2 ts=${3:-} head p rc=0 key="" f
 	# load_series sets these: the caller's stay as they are.
@@ -164,12 +166,12 @@ tests_image() {
 		return 0
 	fi
 	for p in "${patches[@]}"; do
-		"$CI_DIR/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
+		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
 		grep 'APPLY FAILED' "$out/tests-apply.log" >&2 || true
 		git -C "$tree" reset -q --hard "$head"
 		return 1
 	done
-	"$CI_DIR/image.sh" "$tree" "$out" || rc=$?
+	"$CI_DIR/4-image/image.sh" "$tree" "$out" || rc=$?
 	git -C "$tree" reset -q --hard "$head"
 	if [ $rc -eq 0 ] && [ -n "$key" ]; then
 		rm -rf "$kept.new"
@@ -197,7 +199,7 @@ image_key() {
 	{
 		echo "$sub"
 		[ $# -eq 0 ] || cat "$@"
-		(cd "$REPO_DIR" && find selftests ci/guest ci/image.sh -type f -print0 |
+		(cd "$REPO_DIR" && find selftests ci/4-image/guest ci/4-image/image.sh -type f -print0 |
 			LC_ALL=C sort -z | xargs -0 sha1sum)
 		gcc --version | sed -n 1p
 		dpkg-query -W libc6-dev linux-libc-dev busybox-static 2>&1 || true
@@ -251,8 +253,8 @@ clear_stale_locks() {
 	done
 }
 
-# use_tree BASE: prepare BASE with ci/tree.sh and hold a working tree of it,
-# reset to zs-base, until this script exits, so that no other job applies
+# use_tree BASE: prepare BASE with ci/1-tree/tree.sh and hold a working tree of
+# it, reset to zs-base, until this script exits, so that no other job applies
 # patches there meanwhile: the cached tree itself when no job holds it, else a worktree
 # of it of its own (slot 1, 2, ...). Sets the variables of tree.sh, with
 # ZS_TREE the tree held, and ZS_TAG, the name of the build folders that go
@@ -260,7 +262,7 @@ clear_stale_locks() {
 # remembers the source tree it was built from).
 use_tree() {
 	local envs repo dir slot=0
-	envs=$("$CI_DIR/tree.sh" "$1") || die "cannot prepare the base $1"
+	envs=$("$CI_DIR/1-tree/tree.sh" "$1") || die "cannot prepare the base $1"
 	eval "$envs"
 	repo=$ZS_TREE
 	while :; do
@@ -303,7 +305,7 @@ use_tree() {
 # left it, a copy of which is kept for that build's sources (a second or
 # two; 200 MB in the default configuration); the 40 folders used last are
 # kept. The objects are right whatever the folder held before, as make and
-# ci/keep-mtimes.py decide by content and mtime.
+# ci/3-build/keep-mtimes.py decide by content and mtime.
 build_folder() {
 	local config=$1 d keep id at=""
 	d=$CACHE_DIR/build/$ZS_TAG-$config
@@ -340,8 +342,8 @@ build_folder() {
 }
 
 # to_point K LOG: bring $tree to point K of the series in $patches, the base
-# and patches 1..K, applied with ci/apply.sh (its output appended to LOG);
-# fails as apply.sh does, the tree left at the last patch that applied.
+# and patches 1..K, applied with ci/2-apply/apply.sh (its output appended to
+# LOG); fails as apply.sh does, the tree left at the last patch that applied.
 # When the tree holds patches 1..J of this series and nothing else (J <=
 # K), only J+1..K are applied; otherwise it goes back to zs-base first. The
 # one place that applies a series, for run-series.sh, bisect.sh and
@@ -356,7 +358,7 @@ to_point() {
 		j=0
 	fi
 	for ((i = j; i < k; i++)); do
-		"$CI_DIR/apply.sh" "$tree" "${patches[$i]}" >>"$log" 2>&1 || return 1
+		"$CI_DIR/2-apply/apply.sh" "$tree" "${patches[$i]}" >>"$log" 2>&1 || return 1
 	done
 }
 
@@ -373,12 +375,12 @@ holds_first() {
 }
 
 # timed FILE STEP CMD...: run CMD (a command, or a function in this shell)
-# and append to FILE a line for ci/timing.py: STEP, its start and end
+# and append to FILE a line for ci/timing/timing.py: STEP, its start and end
 # (epoch seconds), and the ccache hits and misses of its compilations,
 # tab-separated. The counts come from a stats log of CMD's own
 # (CCACHE_STATSLOG), so that other jobs' builds do not count. Then, for a
-# build, the objects its folder holds (ci/build.sh writes them to
-# ZS_TIMED_OBJECTS), so that ci/timing.py can tell a whole build; empty
+# build, the objects its folder holds (ci/3-build/build.sh writes them to
+# ZS_TIMED_OBJECTS), so that ci/timing/timing.py can tell a whole build; empty
 # for other steps. Returns CMD's status.
 timed() {
 	local file=$1 step=$2 t0 rc=0 slog objs

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Keep a build folder incremental across resets of its source tree.
+
+make rebuilds what is older than its sources, by mtime. The pipeline
+rewrites the files a series touches far more often than it changes them:
+`git reset --hard zs-base` and `git am` again at the start of every job,
+quilt push -a and pop -a for the test image. The contents come back the
+same, the mtimes do not, and a header such as include/linux/zswap.h
+(mmzone.h includes it) makes every object of the kernel compile again.
+This puts back, before a build, the mtime that each tracked file had when
+the folder's last build started, for every file whose content is still the
+one that build saw; a file whose content differs keeps its new mtime, and
+make rebuilds what depends on it, as it would have.
+
+  keep-mtimes.py TREE BUILDDIR    (ci/3-build/build.sh, before configuring)
+
+Sound only while nothing but ci/3-build/build.sh builds in BUILDDIR: a build in
+between (ci/2-apply/gates.sh compiles the files before the patch there) may have
+compiled other contents. So the record (BUILDDIR/.zs-sources: the tree's
+git tree id, and each tracked file's mtime) is used only when the build
+that wrote it finished (BUILDDIR/.zs-built, written at its end, success or
+failure) and nothing in BUILDDIR is newer than that; and only for a git
+tree whose working files are its index. Otherwise nothing is restored, and
+make decides by mtimes alone, as without this. Prints what it did.
+"""
+import os
+import subprocess
+import sys
+import time
+
+
+def git(tree, *args, check=True):
+    r = subprocess.run(["git", "-C", tree, *args], capture_output=True,
+                       text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {r.stderr.strip()}")
+    return r
+
+
+def clean_tree_id(tree):
+    """The tree id of TREE's index when its working files are the index,
+    else None."""
+    if git(tree, "rev-parse", "--show-toplevel", check=False).stdout.strip() \
+            != os.path.realpath(tree):
+        return None
+    git(tree, "update-index", "-q", "--refresh", check=False)
+    if git(tree, "diff-files", "--quiet", check=False).returncode != 0:
+        return None
+    return git(tree, "write-tree").stdout.strip()
+
+
+def tracked(tree):
+    return git(tree, "ls-files", "-z").stdout.split("\0")[:-1]
+
+
+def newer_in(folder, stamp_ns, skip):
+    """A file under FOLDER (other than SKIP) modified after STAMP_NS."""
+    for dirpath, _, files in os.walk(folder):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if f in skip and dirpath == folder:
+                continue
+            try:
+                if os.lstat(p).st_mtime_ns > stamp_ns:
+                    return p
+            except FileNotFoundError:
+                pass
+    return None
+
+
+def read_record(path):
+    with open(path) as f:
+        tree_id = f.readline().strip()
+        stamp = int(f.readline())
+        mtimes = {}
+        for line in f:
+            ns, _, p = line.rstrip("\n").partition("\t")
+            mtimes[p] = int(ns)
+    return tree_id, stamp, mtimes
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        sys.exit(64)
+    tree, build = sys.argv[1], sys.argv[2]
+    record = os.path.join(build, ".zs-sources")
+    built = os.path.join(build, ".zs-built")
+    now_id = clean_tree_id(tree)
+    why = None
+    if now_id is None:
+        why = "the tree is not a git tree whose files are its index"
+    elif not os.path.exists(record) or not os.path.exists(built):
+        why = "no finished build recorded in this folder"
+    restored = 0
+    if why is None:
+        old_id, stamp, mtimes = read_record(record)
+        done = os.stat(built).st_mtime_ns
+        foreign = newer_in(build, done, {".zs-sources", ".zs-built"})
+        if foreign:
+            why = f"{foreign} was written after the last build ended"
+        elif git(tree, "cat-file", "-e", old_id + "^{tree}",
+                 check=False).returncode != 0:
+            why = "the last build's sources are not in the tree's history"
+        else:
+            changed = set(git(tree, "diff", "--name-only", "--no-renames",
+                              "-z", old_id, now_id).stdout.split("\0"))
+            for p in tracked(tree):
+                if p in changed or p not in mtimes:
+                    continue
+                full = os.path.join(tree, p)
+                st = os.lstat(full)
+                # Touched since that build started, same content: its
+                # mtime of then. (A symlink's own mtime is not make's.)
+                if st.st_mtime_ns > stamp and not os.path.islink(full):
+                    os.utime(full, ns=(st.st_atime_ns, mtimes[p]))
+                    restored += 1
+    # The record for this build, and no "finished" mark until it ends.
+    for f in (built, record):
+        if os.path.exists(f):
+            os.remove(f)
+    if now_id is not None:
+        stamp = time.time_ns()
+        tmp = record + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(f"{now_id}\n{stamp}\n")
+            for p in tracked(tree):
+                try:
+                    f.write(f"{os.lstat(os.path.join(tree, p)).st_mtime_ns}\t{p}\n")
+                except FileNotFoundError:
+                    pass
+        os.replace(tmp, record)
+    if why:
+        print(f"keep-mtimes: nothing restored: {why}")
+    else:
+        print(f"keep-mtimes: {restored} files rewritten with the same content "
+              "since the last build keep that build's mtime")
+
+
+if __name__ == "__main__":
+    main()

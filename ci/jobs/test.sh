@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The test command: test the judge on its fixtures and the commands'
+# refusals of bad input (seconds), lint the pipeline, run the mainline
+# series and the v6.12 and v6.1 backports (every point green), then check
+# that injected faults are caught: not those judged on a KCSAN row or a
+# variant build, each a whole kernel build of its own, which
+# ci/tests/test-faults.sh without --no-kcsan --no-variants runs. Ends with where
+# the time went (ci/timing/timing.py), and a WARNING for whole builds beyond
+# ci/timing/whole-builds.
+#
+#   ci/jobs/test.sh [--base mainline|v6.12|v6.1|PATH]
+#                          (default: mainline, then v6.12, then v6.1)
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+bases=(mainline v6.12 v6.1)
+usage="usage: $0 [--base mainline|v6.12|v6.1|PATH]"
+[ -z "${ZS_BASE:-}" ] || bases=("$ZS_BASE")
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	--base) bases=("${2-}") ;;
+	*) die "unknown option $1 ($usage)" ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
+	shift 2
+done
+# Refused now, not after the stages before the first run-series.sh.
+check_base "${ZS_BASE:+ZS_BASE or }--base" "${bases[0]}"
+out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+
+pass=0 fail=0
+# stage NAME CMD...: run one stage, and record its start and end (and the
+# folder named by its --results, whose times files ci/timing/timing.py reads) in
+# $out/stages.
+stage() {
+	local name=$1 t0 res="" a prev=""
+	shift
+	say "test: $name"
+	t0=$(date +%s)
+	for a in "$@"; do
+		[ "$prev" != --results ] || res=$a
+		prev=$a
+	done
+	if "$@"; then
+		pass=$((pass + 1))
+		echo "ok - $name"
+	else
+		fail=$((fail + 1))
+		echo "not ok - $name"
+	fi
+	printf '%s\t%s\t%s\t%s\n' "$name" "$t0" "$(date +%s)" "$res" >>"$out/stages"
+}
+
+# First, as it takes seconds and everything after it is judged by it: the
+# judge (ci/6-verdict/judge.py) on real outputs with known verdicts, each
+# fixture shown to depend on the rules it covers.
+stage "the judge on its fixtures" python3 "$CI_DIR/tests/test-judge.py"
+# Seconds too: bad input to every command is refused at once, naming the
+# option, before anything is installed, fetched or built.
+stage "bad input refused at once" "$CI_DIR/tests/test-input.sh"
+t_deps=$(date +%s)
+"$CI_DIR/deps.sh" shellcheck python3-yaml
+printf 'deps: shellcheck python3-yaml\t%s\t%s\t\n' "$t_deps" "$(date +%s)" >>"$out/stages"
+
+stage "shellcheck ci/" shellcheck -x "$CI_DIR"/*.sh "$CI_DIR"/*/*.sh "$REPO_DIR/.ci/run"
+stage "shellcheck guest init" shellcheck -s sh "$CI_DIR/4-image/guest/init"
+stage "shellcheck benchmarks/" shellcheck -x "$REPO_DIR/benchmarks/run.sh" "$REPO_DIR/benchmarks/xarray-bench.sh"
+stage "shellcheck benchmark guest scripts" \
+	shellcheck -s sh "$REPO_DIR"/benchmarks/guest/*
+# The snippet is MAINTAINERS as the mainline series leaves it: checked on
+# mainline or a tree of your own, not against an LTS backport's tree.
+case ${bases[0]} in
+v6.12 | v6.1) ;;
+*) stage "MAINTAINERS.snippet" "$CI_DIR/upstream/check-maintainers.sh" "${bases[0]}" ;;
+esac
+# That stage fetched the mainline base (ci/1-tree/fetch-mainline.sh); the later
+# ones take the same package without reading the archive's lists again.
+[ "${bases[0]}" != mainline ] || export ZS_MAINLINE_PINNED=1
+stage "python compiles" python3 -m py_compile "$CI_DIR"/*/*.py \
+	"$REPO_DIR"/benchmarks/*.py
+# Every figure of README.md and docs/ that a run or a file produces.
+stage "figures in README.md and docs/ match their sources" \
+	python3 "$CI_DIR/timing/figures.py" --check
+# The top-level series is the mainline one, relative to patches/.
+stage "series is patches/mainline/series" diff -u \
+	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|mainline/|' "$REPO_DIR/patches/mainline/series") \
+	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
+# What the main job runs at every point is cut here, to keep the test
+# command short on 2 cores: every point of every series is built; every
+# point of mainline, the series that goes to linux-mm, gets its three
+# boots, and of the LTS backports the last point that changes the kernel
+# (--boots last: the main job boots the others). Beyond that only rows
+# whose builds its fault stages need anyway. The debug config (lockdep,
+# PROVE_RCU, KASAN) at the last point of mainline, the series that goes
+# to linux-mm: test_zswap, whose frees go through zswap_invalidate(),
+# must pass there, and the erase-without-lock fault must turn that row
+# red. No KCSAN row and no variant build: each is a whole kernel build of
+# its own (7-10 minutes on 2 cores), nor the faults judged on them
+# (test-faults.sh --no-kcsan --no-variants: swap-cgroup-rmw's KCSAN check,
+# nomemcg-build-break). The main job (ci/jobs/run-series.sh, by default) runs
+# them: the build-only variants (SWAP=n, MEMCG=n, ZSWAP=n, i386) at every
+# point, the debug row with every test and the KCSAN row at the last
+# point of every series; ci/tests/test-faults.sh without those options runs
+# every fault. ci/timing/whole-builds lists the whole builds left. Before the
+# last point that changes the kernel, the stress tests run 5 s instead of
+# 20 and 15 (--stress short). The static-analysis gates (coccinelle alone
+# takes minutes a file) are left to the main job; test-faults.sh checks
+# that a planted sparse warning turns the sparse cell red.
+for base in "${bases[@]}"; do
+	opts=(--variants none --debug none --kcsan none --gates none)
+	case $base in
+	mainline)
+		opts=(--variants none --debug last --debug-only test_zswap
+			--kcsan none --gates none) ;;
+	v6.12 | v6.1) opts+=(--boots last) ;;
+	esac
+	opts+=(--stress short)
+	stage "series on $base, every point green" \
+		"$CI_DIR/jobs/run-series.sh" --base "$base" "${opts[@]}" \
+		--results "$out/series-${base//\//_}"
+done
+# The CI files for other machines: their cells against the series, and a
+# replay of their artifact upload and table job on the runs above.
+replay=()
+[ "${bases[*]}" = "mainline v6.12 v6.1" ] &&
+	replay=(--results "mainline=$out/series-mainline"
+		--results "v6.12=$out/series-v6.12" --results "v6.1=$out/series-v6.1")
+stage "GitHub and GitLab CI files" \
+	/usr/bin/python3 "$CI_DIR/services/check-workflows.py" "${replay[@]}"
+# The must-catch faults of each series (ci/tests/faults/<series>/must-catch).
+for base in "${bases[@]}"; do
+	stage "injected faults are caught on $base" \
+		"$CI_DIR/tests/test-faults.sh" --base "$base" --no-kcsan --no-variants \
+		--results "$out/faults-$base"
+done
+[[ " ${bases[*]} " == *" mainline "* ]] && stage "the zswap kselftests catch broken frees on mainline" \
+	"$CI_DIR/tests/test-faults.sh" --base selftests-zswap --no-kcsan --no-variants \
+		--results "$out/faults-selftests-zswap"
+[ "${bases[*]}" = "mainline v6.12 v6.1" ] &&
+	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
+		"$CI_DIR/tests/test-mail.sh"
+[ "${bases[*]}" = "mainline v6.12 v6.1" ] &&
+	stage "bisect names a broken patch" \
+		"$CI_DIR/tests/test-bisect.sh" --results "$out/bisect"
+
+echo
+# Where the time went; a WARNING there, not a failure, for whole builds
+# beyond ci/timing/whole-builds.
+python3 "$CI_DIR/timing/timing.py" "$out" | tee "$out/timing.txt" || true
+echo "results: $out"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The figures of README.md and docs/, from their sources.
+
+A figure in the text stands between markers that name it:
+
+    <!--fig:NAME-->value<!--/fig-->
+
+and NAME is one of the figures below, each read from what produces it:
+a series file (patch counts), a must-catch file (faults), a script
+(time limits), or a timing table of a real run kept in docs/timing/
+(times; see docs/timing.md for how each was made).
+
+  figures.py --check    exit 1 naming every figure whose text differs
+  figures.py --write    rewrite the texts with the current values
+  figures.py --list     print every figure's name and value
+"""
+import os
+import re
+import sys
+
+# The repository: figures.py is in ci/timing/.
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+TEXTS = ['README.md'] + sorted(
+    os.path.join('docs', f) for f in os.listdir(os.path.join(TOP, 'docs'))
+    if f.endswith('.md')) if os.path.isdir(os.path.join(TOP, 'docs')) \
+    else ['README.md']
+MARK = re.compile(r'<!--fig:([a-z0-9.-]+)-->(.*?)<!--/fig-->', re.S)
+
+
+def read(rel):
+    with open(os.path.join(TOP, rel)) as f:
+        return f.read()
+
+
+def lines(rel):
+    """The entries of a quilt series or must-catch file."""
+    out = []
+    for line in read(rel).splitlines():
+        line = line.split('#', 1)[0].strip()
+        if line:
+            out.append(line)
+    return out
+
+
+def count(rel):
+    return str(len(lines(rel)))
+
+
+def minutes(rel):
+    """A run's total from its timing table (ci/timing/timing.py's last total)."""
+    path = os.path.join(TOP, rel)
+    if not os.path.exists(path):
+        return 'not measured yet'
+    totals = re.findall(r'^\s*total\s+([0-9.]+)', read(rel), re.M)
+    if not totals:
+        raise SystemExit(f'{rel}: no "total" line')
+    return f'{round(float(totals[-1]))} min'
+
+
+def shell_default(rel, var):
+    """VAR=value on an assignment line of a script."""
+    m = re.search(r'(?:^|\s)' + var + r'=([0-9]+)', read(rel), re.M)
+    if not m:
+        raise SystemExit(f'{rel}: no {var}=N')
+    return m.group(1)
+
+
+def debug_limit():
+    m = re.search(r'frags_debug\[@\]}"\) limit=([0-9]+)',
+                  read('ci/jobs/run-series.sh'))
+    if not m:
+        raise SystemExit('ci/jobs/run-series.sh: no debug limit')
+    return m.group(1)
+
+
+FIGURES = {
+    'patches-mainline': lambda: count('patches/mainline/series'),
+    'patches-selftests': lambda: count('patches/selftests-zswap/series'),
+    'patches-v6.12': lambda: count('patches/v6.12/series'),
+    'patches-v6.1': lambda: count('patches/v6.1/series'),
+    'standins': lambda: count('patches/mm-stable/series'),
+    'faults-mainline': lambda: count('ci/tests/faults/mainline/must-catch'),
+    'faults-selftests': lambda: count('ci/tests/faults/selftests-zswap/must-catch'),
+    'faults-v6.12': lambda: count('ci/tests/faults/v6.12/must-catch'),
+    'faults-v6.1': lambda: count('ci/tests/faults/v6.1/must-catch'),
+    'tests': lambda: count('selftests/tests.list'),
+    'boot-limit': lambda: shell_default('ci/5-boot/boot.sh', 'limit'),
+    'debug-limit': debug_limit,
+    'test-cold': lambda: minutes('docs/timing/test-cold.txt'),
+    'test-warm': lambda: minutes('docs/timing/test-warm.txt'),
+    'main-cold': lambda: minutes('docs/timing/main-cold.txt'),
+}
+
+
+def main(argv):
+    mode = argv[1] if len(argv) == 2 else ''
+    if mode not in ('--check', '--write', '--list'):
+        print(__doc__.strip())
+        return 0 if mode in ('-h', '--help') else 2
+    values = {name: f() for name, f in FIGURES.items()}
+    if mode == '--list':
+        for name, value in values.items():
+            print(f'{name}\t{value}')
+        return 0
+    bad = 0
+    for rel in TEXTS:
+        text = read(rel)
+
+        def sub(m, rel=rel):
+            nonlocal bad
+            name, old = m.group(1), m.group(2)
+            if name not in values:
+                print(f'{rel}: unknown figure {name}')
+                bad += 1
+                return m.group(0)
+            if old != values[name]:
+                if mode == '--check':
+                    print(f'{rel}: figure {name} says "{old}", '
+                          f'its source says "{values[name]}"')
+                    bad += 1
+            return f'<!--fig:{name}-->{values[name]}<!--/fig-->'
+        new = MARK.sub(sub, text)
+        if mode == '--write' and new != text:
+            with open(os.path.join(TOP, rel), 'w') as f:
+                f.write(new)
+            print(f'{rel}: written')
+    if mode == '--check':
+        n = sum(len(MARK.findall(read(rel))) for rel in TEXTS)
+        print(f'{n} figures in {len(TEXTS)} texts, {bad} stale')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -1,0 +1,598 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Turn a series into the mails that go upstream: apply it with git am to a
+# scratch clone of the base, make it the sender's (see Sender), enroll it
+# with b4 prep (cover-letter.txt beside the patches as the cover letter,
+# To/Cc from get_maintainer.pl and the series' cc file), write the mails
+# with b4 send -o, and run ci/2-apply/checkpatch.sh (checkpatch.pl --strict,
+# with commit references checked) on every patch mail (not the cover letter).
+# Nothing is sent unless --send is given.
+#
+#   ci/upstream/mail.sh [--base mainline|v6.12|v6.1|PATH|NAME] [--series FILE]
+#                       [--out DIR] [--prefix WORD]... [--from 'Name <addr>']
+#                       [--send [--no-sign]]
+#   ci/upstream/mail.sh --mark-sent DIR
+#
+# --base      the base (ci/1-tree/tree.sh; default mainline), --series
+#             the series (default: the one of the base,
+#             patches/<base>/series).
+#             --base NAME, where patches/NAME/series (or NAME/series) is
+#             a series folder, is --series patches/NAME/series on
+#             mainline (e.g. a series of kselftests); for such a series
+#             on another base give --base v6.12 --series FILE.
+# --out       where the mails go (default results/mail-<date>-<tree>/; old
+#             *.eml there are removed first), with b4.log, a
+#             checkpatch-<mail>.log for each patch mail and series.json
+#             (what the mails were made from, for --mark-sent).
+# --prefix    a subject prefix for this run, e.g. --prefix RFC gives
+#             [PATCH RFC v2 0/3] (b4's prefixes, which b4 0.12 puts after
+#             PATCH); repeat for more.
+# --from      the sender, instead of git config user.name/user.email.
+# --send      send the mails with b4 send, with your own sendemail.* and
+#             b4.* git configuration (SMTP, or b4's web endpoint), after
+#             b4 shows them and you confirm; --no-sign: without a patatt
+#             signature. Refused (before anything is sent) when an
+#             identity in the mails written cannot receive replies (see
+#             Sender for what cannot; From, To, Cc, the in-body From,
+#             Signed-off-by and every other *-by, Cc or To tag; the
+#             placeholder author anywhere), naming the mail and the
+#             identity. Also refused when the series folder differs
+#             from every commit (b4.json must name the commit sent).
+# --mark-sent record the mails in DIR (written by an earlier run) as sent,
+#             once you sent them yourself (git send-email, a mail client);
+#             it needs no other option, DIR/series.json names the series.
+#             Refused, naming the identity, for mails written as one
+#             that cannot receive replies (series.json's sender, a
+#             mail's From:, the domain of the cover letter's Message-ID).
+#             With --send that is done for you, with the Message-ID b4
+#             sent (the mails left in DIR are the ones checked, with
+#             Message-IDs of their own).
+#
+# Sender: the mails are From the sender, who is git config user.name and
+# user.email as this repository sees them (read before anything else), or
+# --from; without one, nothing is written. Nor is anything written, sent
+# or not, as an identity that cannot receive replies: an address at a
+# reserved or local domain (example, example.com/.net/.org, *.example,
+# *.invalid, *.test, localhost, *.localhost, *.local, *.localdomain, a
+# name without a dot), a noreply/no-reply mailbox or a users.noreply.*
+# domain, or the placeholder author below; the same for git config
+# sendemail.from, which b4 would put in From:. Such an identity (a fresh
+# container's root@localhost) is refused at once, naming it: give --from
+# then. This repository's own patches
+# carry a placeholder author (ci/upstream/b4state.py PLACEHOLDER: no one, at a
+# reserved domain); such a patch becomes the sender's own work: the
+# sender is its author, its Signed-off-by (and Co-developed-by) of the
+# placeholder become the sender's, and b4's shortlog in the cover letter
+# names the sender. A patch of a real other author (a backport of an
+# upstream commit) keeps its author, as an in-body From:, and its chain
+# of sign-offs; the sender's Signed-off-by ends every chain (added unless
+# it is last already, as git commit -s does: the DCO).
+# To/Cc: the base tree's scripts/get_maintainer.pl; for v6.12 and v6.1 the
+# mainline tree's (ci/1-tree/tree.sh mainline): the current MAINTAINERS, as LTS
+# trees name maintainers who may have left. Then the series folder's cc
+# file, if any (patches/<base>/cc: one "Name <address>" a line, with a
+# comment saying why; b4.send-series-cc), for people get_maintainer.pl
+# does not name: patches/mainline/cc has Matthew Wilcox, for the XArray
+# usage. The cover letter says which upstream tag the series is based on
+# and which Debian package it was tested on; it has no base-commit: line,
+# as the scratch commit of the Debian tarball is no upstream commit.
+#
+# Revisions: b4.json in the series folder (the patches' folder, with
+# cover-letter.txt: patches/<base>/b4.json; commit it) keeps b4's
+# change-id, the revision of the next mails, and for each sent revision
+# the cover letter's Message-ID and the commit of this repository that
+# holds it. It is written by --send and --mark-sent only; until then
+# every run makes v1 with a new change-id. Once vN is recorded, runs make
+# v(N+1) with the same change-id: vN is rebuilt from that commit, tagged
+# as b4 tags a sent revision (sent/<branch>-vN), and the cover letter gets
+# a "Changes in v(N+1):" section with a link to vN and the output of
+# b4 prep --compare-to vN (git range-diff; left out, with a warning, when
+# vN no longer applies to the base). Write your own changelog in
+# cover-letter.txt under a "Changes in v(N+1):" line if you like; the link
+# and range-diff then follow it. A series of one patch has no cover
+# letter mail: b4 puts the cover letter below the patch's "---". So, to
+# reroll: edit and commit the series, run ci/upstream/mail.sh again.
+#
+# The base comes from ci/1-tree/tree.sh's cache, which this script only reads;
+# the run works in a sparse clone of it that shares its objects (git
+# clone --shared, under CACHE_DIR/tmp, removed at exit with everything
+# else the run made but the mails and logs; for v6.12 and v6.1 one of the
+# mainline tree too). b4 and the git it runs see no user or system git configuration,
+# only settings this script puts in their environment (with --send also
+# your sendemail.*, b4.*, patatt.*, gpg.*, credential.* settings and your
+# XDG folders); nothing is written to your configuration. Exit 0 only when
+# checkpatch reports no error, warning or check on any patch mail (and,
+# with --send, b4 sent them).
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+state_py=$CI_DIR/upstream/b4state.py
+base=${ZS_BASE:-mainline} series="" out="" from="" send="" nosign="" marksent=""
+prefixes=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base|--series|--out|--prefix|--from|--mark-sent)
+		[ $# -ge 2 ] || die "$1 needs a value (see --help)" ;;
+	esac
+	case $1 in
+	--base) base=$2; shift ;;
+	--series) series=$2; shift ;;
+	--out) out=$2; shift ;;
+	--prefix) read -r -a words <<<"$2"; prefixes+=("${words[@]}"); shift ;;
+	--from) from=$2; shift ;;
+	--mark-sent) marksent=$2; shift ;;
+	--send) send=1 ;;
+	--no-sign) nosign=1 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+	shift
+done
+# Refused here, before anything is installed, prepared or written.
+[ -z "$nosign" ] || [ -n "$send" ] || die "--no-sign goes with --send"
+for w in "${prefixes[@]}"; do
+	[[ $w =~ ^[A-Za-z0-9._+-]+$ ]] ||
+		die "--prefix '$w': a word of letters, digits and ._+- (e.g. RFC)"
+done
+[ -z "$out" ] || check_outdir --out "$out"
+
+# --base NAME where patches/NAME/series (or NAME/series) is a series
+# folder rather than a base: that series, on mainline.
+case $base in
+mainline|v6.12|v6.1) ;;
+*)
+	sfolder=""
+	if [ -f "$REPO_DIR/patches/$base/series" ]; then
+		sfolder=$REPO_DIR/patches/$base
+	elif [ -f "$base/series" ]; then
+		sfolder=$base
+	fi
+	if [ -n "$sfolder" ]; then
+		[ -z "$series" ] || die "--base $base is a series folder; give --series or --base NAME, not both"
+		series=$sfolder/series base=mainline
+	else
+		check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+	fi
+	;;
+esac
+
+if [ -n "$marksent" ]; then
+	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
+	exec python3 "$state_py" mark-sent "$marksent"
+fi
+if [ -n "$series" ]; then
+	check_series --series "$series"
+	(load_series "$series" && [ ${#patches[@]} -gt 0 ]) ||
+		die "--series '$series': it lists no patch"
+fi
+
+# The sender, from the user's own git configuration, read before this
+# script hides it from git and b4 below.
+usercfg() {
+	git -C "$REPO_DIR" config "$1" || true
+}
+sendfrom=""
+if [ -n "$from" ]; then
+	ident=$from idsrc=--from
+	args=(--from "$from")
+else
+	name=$(usercfg user.name) email=$(usercfg user.email)
+	# The mails are the sender's: without an identity there is no one
+	# to write them as (the patches' placeholder author is no one).
+	missing=""
+	[ -n "$name" ] || missing=user.name
+	[ -n "$email" ] || missing="${missing:+$missing and }user.email"
+	[ -z "$missing" ] ||
+		die "no sender: git config $missing is not set. The mails are written as your own work: set your identity (git config --global user.name 'Your Name'; git config --global user.email you@your.domain) or give --from 'Your Name <you@your.domain>'. No mail was written."
+	ident="$name <$email>" idsrc="git config user.name and user.email"
+	# sendemail.from (or that of b4.sendemail-identity) is what b4 puts
+	# in From: when set; --from replaces it.
+	ident_cfg=$(usercfg b4.sendemail-identity)
+	[ -z "$ident_cfg" ] || sendfrom=$(usercfg "sendemail.$ident_cfg.from")
+	[ -n "$sendfrom" ] || sendfrom=$(usercfg sendemail.from)
+	args=("$name" "$email" ${sendfrom:+"$sendfrom"})
+fi
+# The mails are From the sender and signed off by the sender: never
+# written as someone no reply reaches (a reserved domain, a no-reply
+# mailbox, the placeholder author), sent or not.
+rc=0
+id=$(python3 "$state_py" sender "${args[@]}") || rc=$?
+case $rc in
+0) name=${id%%$'\n'*} email=${id#*$'\n'} ;;
+2) die "refusing to write mails as '$ident' ($idsrc): $id. The mails would be From: it and signed off by it, and replies must reach you: give --from 'Your Name <you@your.domain>', or set git config user.name and user.email to your own. No mail was written, nothing was sent." ;;
+3) die "refusing to write mails From: '$sendfrom' (git config sendemail.from): $id. Give --from 'Your Name <you@your.domain>', or set sendemail.from to your own. No mail was written, nothing was sent." ;;
+*) die "the check of the sender failed (b4state.py sender)" ;;
+esac
+"$CI_DIR/deps.sh" b4
+# Settings of the user's that b4 send needs: SMTP or web endpoint, b4's
+# own, patatt and gpg for signing, credential helpers for the password.
+imported=()
+if [ -n "$send" ]; then
+	while IFS= read -r -d '' entry; do
+		if [[ $entry == *$'\n'* ]]; then
+			imported+=("${entry%%$'\n'*}" "${entry#*$'\n'}")
+		else
+			imported+=("$entry" true)
+		fi
+	done < <(git -C "$REPO_DIR" config -z --get-regexp \
+		'^(sendemail|b4|patatt|gpg|credential)\.|^user\.signingkey$' || true)
+fi
+
+# Trees: the base, and for the LTS bases the mainline tree whose
+# get_maintainer.pl and MAINTAINERS name today's maintainers.
+maint_tree=""
+case $base in
+v6.12|v6.1)
+	say "tree: preparing mainline for get_maintainer.pl"
+	envs=$("$CI_DIR/1-tree/tree.sh" mainline) || die "cannot prepare the mainline tree"
+	eval "$envs"
+	maint_tree=$ZS_TREE
+	;;
+esac
+say "tree: preparing base $base"
+envs=$("$CI_DIR/1-tree/tree.sh" "$base") || die "cannot prepare the base $base"
+eval "$envs"
+tree=$ZS_TREE
+tag=$(basename "$tree")
+
+[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+series=$(realpath "$series")
+load_series "$series"
+[ ${#patches[@]} -gt 0 ] || die "series $series lists no patches"
+# The series folder: the patches', with the cover letter and b4.json.
+sdir=$(dirname "${patches[0]}")
+cover=$sdir/cover-letter.txt
+[ -f "$cover" ] || die "no cover letter: $cover"
+if [ -z "$(head -n1 "$cover")" ] || [ -n "$(sed -n 2p "$cover")" ]; then
+	die "$cover: the first line must be the subject, then a blank line"
+fi
+state=$sdir/b4.json
+
+# Addresses the series' mails go to beyond get_maintainer.pl's: the
+# series folder's cc file, one "Name <address>" a line, each with a
+# comment saying why (# to the end of the line).
+extra_cc=()
+if [ -f "$sdir/cc" ]; then
+	while IFS= read -r line; do
+		line=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' <<<"$line")
+		[ -n "$line" ] || continue
+		python3 "$state_py" from "$line" >/dev/null || die "$sdir/cc: '$line' is not 'Name <address>'"
+		extra_cc+=("$line")
+	done <"$sdir/cc"
+fi
+
+out=${out:-$REPO_DIR/results/mail-$(date +%Y%m%d-%H%M%S)-$tag}
+mkdir -p "$out"
+out=$(realpath "$out")
+rm -f "$out"/*.eml "$out"/checkpatch-*.log "$out"/series.json
+log=$out/b4.log
+: >"$log"
+
+[ ! -d "$CACHE_DIR/mail/trees" ] ||
+	say "mail: note: $CACHE_DIR/mail, the copy of the base that ci/upstream/mail.sh used to make, is no longer used; remove it to free its space"
+
+# Everything else this run makes lives here and goes at exit.
+mkdir -p "$CACHE_DIR/tmp"
+work=$(mktemp -d "$CACHE_DIR/tmp/mail.XXXXXX")
+cleanup() {
+	local rc=$?
+	rm -rf "$work"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+case $work in *"'"*) die "$work: a quote in the path" ;; esac
+
+# What the mails are made from (series file, cover letter, patches) and
+# the revision; --mark-sent and --send record it in b4.json.
+st_revision=1 st_change_id="" st_last="" st_last_msgid="" st_last_commit=""
+st_last_series="" st_history="{}"
+st=$(python3 "$state_py" state "$state") || exit 1
+eval "$st"
+rev=$st_revision
+manifest() {
+	python3 "$state_py" manifest "$1" series="$series" revision="$rev" \
+		change-id="${change_id:-}" prefixes="${prefixes[*]}" cover="${cover_eml:-}" state="$state" \
+		upstream="$ZS_UPSTREAM" base="$ZS_BASE_DESC" from="$name <$email>" \
+		-- "$series" "$cover" "${ccfile[@]}" "${patches[@]}"
+}
+ccfile=()
+[ ! -f "$sdir/cc" ] || ccfile=("$sdir/cc")
+commit=""
+if [ -n "$send" ]; then
+	manifest "$work/series.json"
+	commit=$(python3 "$state_py" find-commit "$work/series.json") ||
+		die "--send: b4.json must name the commit that holds what is sent. Nothing was sent."
+fi
+
+# Git and b4 settings for this run only: no global or system git config;
+# b4's and patatt's files under the scratch folder, unless sending. When
+# not sending, the SMTP "server" is a command that fails, in case anything
+# tried to send (b4 send -o never does).
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+if [ -z "$send" ]; then
+	export XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data
+	export XDG_CACHE_HOME=$work/xdg/cache
+	mkdir -p "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
+fi
+# b4's cover letter template without base-commit: (see above).
+cat >"$work/cover-template" <<'EOF'
+${cover}
+
+---
+${shortlog}
+
+${diffstat}
+---
+change-id: ${change_id}
+
+Best regards,
+-- 
+${signature}
+EOF
+gitcfg=(
+	"${imported[@]}"
+	user.name "$name"
+	user.email "$email"
+	core.editor "cp -- '$work/cover.txt'"
+	color.ui never
+	commit.gpgsign false
+	tag.gpgsign false
+	b4.prep-cover-strategy commit
+	b4.prep-cover-template "$work/cover-template"
+)
+[ -n "$send" ] || gitcfg+=(sendemail.smtpserver /bin/false)
+[ -z "$from" ] || gitcfg+=(sendemail.from "$name <$email>")
+if [ ${#extra_cc[@]} -gt 0 ]; then
+	cclist=$(printf '%s, ' "${extra_cc[@]}")
+	gitcfg+=(b4.send-series-cc "${cclist%, }")
+fi
+if [ -n "$maint_tree" ]; then
+	gitcfg+=(b4.send-auto-to-cmd "$work/get-maintainer --nol"
+		b4.send-auto-cc-cmd "$work/get-maintainer --nom")
+fi
+export GIT_CONFIG_COUNT=$((${#gitcfg[@]} / 2))
+for ((i = 0; i < GIT_CONFIG_COUNT; i++)); do
+	export "GIT_CONFIG_KEY_$i=${gitcfg[2 * i]}" "GIT_CONFIG_VALUE_$i=${gitcfg[2 * i + 1]}"
+done
+
+b4run() {
+	if ! (cd "$wt" && b4 "$@") >>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		die "b4 $* failed (log: $log)"
+	fi
+}
+# apply_series PATCH...: git am them onto HEAD, each then made the
+# sender's to send (b4state.py sign-off): a patch of the placeholder
+# author becomes the sender's, author and Signed-off-by; a patch of
+# someone else keeps its author and sign-offs; the sender's Signed-off-by
+# ends every chain. The sender commits them all.
+apply_series() {
+	local p author
+	for p in "$@"; do
+		"$CI_DIR/2-apply/apply.sh" "$wt" "$p" >>"$log" 2>&1 || return 1
+		git -C "$wt" log -1 --format=%B HEAD >"$work/message"
+		author=$(python3 "$state_py" sign-off "$name <$email>" \
+			"$(git -C "$wt" log -1 --format='%an <%ae>' HEAD)" "$work/message") || return 1
+		git -C "$wt" commit -q --amend --no-verify --allow-empty --cleanup=verbatim \
+			--author="$author" -F "$work/message" >>"$log" 2>&1 || return 1
+	done
+}
+
+# sparse_clone TREE DEST DIR...: a clone of TREE at zs-base that shares
+# its objects, with only the top-level files and DIRs checked out: what
+# git am, b4, get_maintainer.pl and checkpatch.pl (include/ for CamelCase)
+# read, in a tenth of the files. The folders those two scripts test for
+# with -d are made empty: the top-level ones (a kernel tree's top) and
+# those MAINTAINERS names without a trailing slash (get_maintainer.pl
+# adds one when it finds the folder; names with ., * or ? it never
+# finds). The results are those of a full checkout.
+sparse_clone() {
+	local src=$1 dest=$2
+	shift 2
+	git clone -q --shared --no-checkout "$src" "$dest"
+	git -C "$dest" rev-parse -q --verify 'zs-base^{commit}' >/dev/null ||
+		die "$src has no zs-base tag"
+	git -C "$dest" sparse-checkout set --cone "$@"
+	git -C "$dest" checkout -q --detach zs-base
+	{
+		git -C "$dest" ls-tree -d --name-only zs-base
+		sed -n 's/^[FX]:[[:space:]]*\([^[:space:]]*[^/[:space:]]\)[[:space:]]*$/\1/p' \
+			"$dest/MAINTAINERS" | grep -v '[.*?]' || true
+	} | sort -u | while IFS= read -r d; do
+		printf 'zs-base:%s %s\n' "$d" "$d"
+	done | git -C "$dest" cat-file --batch-check='%(objecttype) %(rest)' |
+		sed -n 's/^tree //p' | (cd "$dest" && xargs -r -d '\n' mkdir -p)
+}
+# dirs_of PATCH...: the folders of the files the patches touch.
+dirs_of() {
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$@" |
+		xargs -r -n1 dirname | grep -vx '\.' | sort -u
+}
+
+# vN, the revision sent last, from the commit b4.json names.
+oldp=()
+if [ -n "$st_last" ]; then
+	top=$(git -C "$(dirname "$series")" rev-parse --show-toplevel 2>/dev/null) ||
+		die "$state records v$st_last, but $series is not in a git repository"
+	old=$(python3 "$state_py" export "$top" "$st_last_commit" "$st_last_series" "$work/v$st_last") ||
+		die "cannot rebuild v$st_last from $state"
+	mapfile -t oldp <<<"$old"
+fi
+
+say "mail: cloning the base into $work (shared objects, sparse)"
+wt=$work/tree
+mapfile -t dirs < <(dirs_of "${patches[@]}" "${oldp[@]}")
+sparse_clone "$tree" "$wt" include scripts "${dirs[@]}"
+base_commit=$(git -C "$wt" rev-parse 'zs-base^{commit}')
+# b4 names tags and the change-id after the branch.
+branch=zswap-$(basename "$sdir" | tr -c 'A-Za-z0-9._\n-' '-')
+git -C "$wt" checkout -q -b "$branch" zs-base
+if [ -n "$maint_tree" ]; then
+	# get_maintainer.pl and MAINTAINERS of mainline's commit (its work
+	# tree may hold someone's patches), run as b4 would run the base's.
+	sparse_clone "$maint_tree" "$work/maintainers" scripts
+	printf '#!/bin/sh\ncd %q && exec perl scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats "$@"\n' \
+		"$work/maintainers" >"$work/get-maintainer"
+	chmod +x "$work/get-maintainer"
+fi
+
+# vN rebuilt and tagged as b4 send tags a sent revision, for
+# b4 prep --compare-to.
+compared=""
+if [ -n "$st_last" ]; then
+	say "mail: rebuilding v$st_last from ${st_last_commit:0:12} ($st_last_series) for the range-diff"
+	git -C "$wt" checkout -q --detach zs-base
+	if apply_series "${oldp[@]}"; then
+		{
+			sed -n 1p "$work/v$st_last/cover-letter.txt"
+			echo
+			sed -n '3,$p' "$work/v$st_last/cover-letter.txt"
+			printf -- '---\nbase-commit: %s\nchange-id: %s\n' "$base_commit" "$st_change_id"
+		} | git -C "$wt" tag -a -F - "sent/$branch-v$st_last" HEAD
+		compared=1
+	else
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+		say "mail: warning: v$st_last does not apply to $ZS_BASE_DESC; no range-diff in the cover letter (log: $log)"
+	fi
+	git -C "$wt" checkout -q -f "$branch"
+fi
+
+say "mail: b4 prep: enroll v$rev${prefixes[*]:+ (${prefixes[*]})}, change-id ${st_change_id:-new}"
+b4run prep --enroll zs-base
+# The cover letter commit is HEAD now: give its tracking data the
+# change-id, revision, prefixes and sent history of b4.json.
+git -C "$wt" log -1 --format=%B HEAD |
+	python3 "$state_py" tracking --change-id "$st_change_id" --revision "$rev" \
+		--prefixes "${prefixes[*]}" --history "$st_history" >"$work/cover-commit"
+git -C "$wt" commit -q --amend --allow-empty -F "$work/cover-commit"
+change_id=$(git -C "$wt" log -1 --format=%B HEAD | python3 "$state_py" tracking-changeid)
+
+say "mail: applying ${#patches[@]} patches of $series to $ZS_BASE_DESC, signed off by $name <$email>"
+if ! apply_series "${patches[@]}"; then
+	tail -n 20 "$log" >&2
+	die "the series does not apply (log: $log)"
+fi
+
+# The cover letter: cover-letter.txt, the base, and from v2 on the
+# changes since the revision sent last.
+wrap() { fold -s -w 72 | sed 's/ *$//'; }
+{
+	printf '%s\n\n' "$(cat "$cover")"
+	if [ "${ZS_STANDINS:-0}" -gt 0 ] &&
+		[ "$(realpath "$sdir")" = "$REPO_DIR/patches/mainline" ]; then
+		# The series needs the mm-stable commits that the base's
+		# stand-ins name (their messages give the ids and titles).
+		echo "Based on mm-stable as of 2026-10-09, on these commits there:"
+		python3 - "$REPO_DIR"/patches/mm-stable/0*.patch <<-'PY'
+		import email, re, sys
+		for path in sys.argv[1:]:
+		    msg = email.message_from_file(open(path))
+		    subj = re.sub(r'\s+', ' ', msg['Subject'])
+		    subj = re.sub(r'^\[PATCH[^]]*\] ', '', subj)
+		    body = re.sub(r'\s+', ' ', msg.get_payload())
+		    cid = re.search(r'\(([0-9a-f]{12}) in mm-stable', body)
+		    if not cid:
+		        sys.exit(f'{path}: its message names no "(<id> in mm-stable"')
+		    print(f'  {cid.group(1)} ("{subj}")')
+		PY
+		echo "Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins written from their description give $ZS_UPSTREAM their interface." | wrap
+	elif [ -n "$ZS_UPSTREAM" ]; then
+		echo "Based on $ZS_UPSTREAM; tested on $ZS_BASE_DESC." | wrap
+	else
+		echo "Based on $ZS_BASE_DESC." | wrap
+	fi
+	if [ -n "$st_last" ]; then
+		echo
+		if ! grep -qi "^changes in v$rev\b" "$cover"; then
+			printf -- '---\nChanges in v%s:\n- ' "$rev"
+		fi
+		echo "Link to v$st_last: https://lore.kernel.org/r/$st_last_msgid"
+		if [ -n "$compared" ]; then
+			say "mail: b4 prep --compare-to v$st_last"
+			rd=$(cd "$wt" && b4 prep --compare-to "v$st_last" 2>>"$log") ||
+				die "b4 prep --compare-to v$st_last failed (log: $log)"
+			printf '\nRange-diff against v%s:\n' "$st_last"
+			printf '%s\n' "$rd" | sed 's/[[:space:]]*$//'
+		fi
+	fi
+} >"$work/cover.txt"
+
+getm="$tag's get_maintainer.pl"
+[ -z "$maint_tree" ] || getm="$(basename "$maint_tree")'s get_maintainer.pl (today's MAINTAINERS)"
+say "mail: b4 prep: cover letter from $cover, To/Cc from $getm"
+# --edit-cover runs the editor on a copy of the cover letter: the editor
+# is cp, which puts the cover letter made above there.
+b4run prep --edit-cover
+b4run prep --auto-to-cc
+# b4 keeps the cover letter in an empty commit right after the base, and
+# --auto-to-cc adds To: and Cc: trailers to it.
+cover_commit=$(git -C "$wt" rev-list --reverse zs-base..HEAD | sed -n 1p)
+git -C "$wt" log -1 --format=%B "$cover_commit" | grep '^To: ' >/dev/null ||
+	die "get_maintainer.pl gave no To: address (log: $log)"
+say "mail: b4 send -o $out"
+b4run send --no-sign -o "$out"
+
+mails=("$out"/*.eml)
+[ -f "${mails[0]}" ] || die "b4 send wrote no mails (log: $log)"
+# The cover letter; a single patch carries it below its "---".
+cover_eml=$(basename "${mails[0]}")
+bad=0
+for m in "${mails[@]}"; do
+	if grep -qE '^Subject: \[[^]]*PATCH[^]]* 0+/[0-9]+\]' "$m"; then
+		cover_eml=$(basename "$m")
+		printf '%-72s cover letter\n' "$(basename "$m")"
+		continue
+	fi
+	cplog=$out/checkpatch-$(basename "$m" .eml).log
+	# A patch of someone else's has its author as an in-body From:,
+	# which checkpatch would take for a line of the commit message: it
+	# sees the mail with that author in the header, as git format-patch
+	# writes it (and checks the author's Signed-off-by).
+	mkdir -p "$work/checkpatch"
+	python3 "$state_py" as-authored "$m" "$work/checkpatch/$(basename "$m")"
+	if "$CI_DIR/2-apply/checkpatch.sh" "$wt" "$work/checkpatch/$(basename "$m")" >"$cplog"; then
+		res=ok
+	else
+		res=FAIL
+		bad=$((bad + 1))
+	fi
+	sed -i "s|$work/checkpatch/|$out/|g" "$cplog"
+	printf '%-72s checkpatch %s: %s\n' "$(basename "$m")" "$res" \
+		"$(sed -n 's/.*total: //p' "$cplog" | sed -n 1p)"
+done
+manifest "$out/series.json"
+echo "To/Cc (cover letter):"
+awk '/^$/ { exit } /^[^ \t]/ { show = /^(To|Cc):/ } show { print "  " $0 }' "$out/$cover_eml"
+echo "mails: $out (v$rev, change-id $change_id)"
+# Every person a mail names (From, To, Cc, in-body From, the tags of the
+# message) must be able to receive replies, the placeholder author least
+# of all: --send refuses, naming the mail and the identity.
+rc=0
+unreachable=$(python3 "$state_py" identities "${mails[@]}") || rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 2 ] || die "the check of the mails' identities failed (b4state.py identities)"
+if [ $rc -eq 2 ]; then
+	if [ -n "$send" ]; then
+		printf '%s\n' "$unreachable" | sed 's/^/  /' >&2
+		die "--send: refusing: the mails above name identities that cannot receive replies. Nothing was sent."
+	fi
+	say "mail: note: identities that cannot receive replies (--send would refuse them):"
+	printf '%s\n' "$unreachable" | sed 's/^/  /' >&2
+fi
+[ $bad -eq 0 ] || die "checkpatch found problems in $bad mail(s); see $out/checkpatch-*.log${send:+. Nothing was sent.}"
+
+if [ -z "$send" ]; then
+	echo "after sending them yourself: ci/upstream/mail.sh --mark-sent $out"
+	exit 0
+fi
+say "mail: b4 send: it shows the mails and asks before sending"
+if ! (cd "$wt" && PYTHONUNBUFFERED=1 b4 send ${nosign:+--no-sign}) 2>&1 | tee -a "$log"; then
+	die "b4 send failed (log: $log); if some mails went out, record them by hand in $state"
+fi
+# b4 send recorded the cover letter's Message-ID in its tracking data.
+cover_commit=$(git -C "$wt" log -1 --format=%H -F --grep='--- b4-submit-tracking ---' HEAD)
+msgid=$(git -C "$wt" log -1 --format=%B "$cover_commit" | python3 "$state_py" tracking-msgid "$rev") ||
+	die "b4 send recorded no Message-ID for v$rev (log: $log)"
+python3 "$state_py" record "$state" "$out/series.json" "$msgid" "$commit"
