@@ -35,7 +35,13 @@
 #     --mem MiB          guest memory (default 4 x mib + 512, at least 1024)
 #     --patterns LIST    of zero,one,random,mixed (default all)
 #     --zswap LIST       of on,off (default both)
-#     --groups LIST      of pageout,memcg,swapcache,parallel (default all)
+#     --groups LIST      of pageout,memcg,swapcache,parallel,compile
+#                        (default all but compile)
+#     --cc-objs LIST     the compile group's job: these objects of the
+#                        last point's build, compiled again in the guest
+#                        (default mm/zswap.o,mm/swapfile.o,mm/vmscan.o,
+#                        mm/memory.o,mm/page_alloc.o; compile-inputs.py)
+#     --cc-limit MiB     its memory cgroup's memory.max (default 64)
 #     --jobs N           icount boots at once (default: host CPUs)
 #     --determinism      boot the last point (or --points) twice in
 #                        icount mode and compare; nothing else
@@ -57,7 +63,7 @@ day=$(date +%Y-%m-%d)
 base=mainline tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
-lsruns="" variants=()
+lsruns="" variants=() ccobjs=mm/zswap.o,mm/swapfile.o,mm/vmscan.o,mm/memory.o,mm/page_alloc.o cclimit=64
 while [ $# -gt 0 ]; do
 	case $1 in
 	--determinism) determinism=1; shift; continue ;;
@@ -78,6 +84,8 @@ while [ $# -gt 0 ]; do
 	--zswap) zswap=${2-} ;;
 	--groups) groups=${2-} ;;
 	--jobs) jobs=${2-} ;;
+	--cc-objs) ccobjs=${2-} ;;
+	--cc-limit) cclimit=${2-} ;;
 	--out) out=${2-} ;;
 	--report) report=${2-} ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -89,12 +97,16 @@ done
 # Refused here, before anything is installed, unpacked or built.
 check_base --base "$base"
 for o in runs mib procs smp jobs; do check_count "--$o" "${!o}"; done
+check_count --cc-limit "$cclimit"
 [ -z "$lsruns" ] || check_count --lockstat-runs "$lsruns"
 [ -z "$mem" ] || check_count --mem "$mem"
 check_words --modes "$modes" icount wall lockstat kvm tcg
 check_words --patterns "$patterns" zero one random mixed
 check_words --zswap "$zswap" on off
-[ -z "$groups" ] || check_words --groups "$groups" pageout memcg swapcache parallel
+groups=${groups:-pageout,memcg,parallel,swapcache}
+check_words --groups "$groups" pageout memcg swapcache parallel compile
+[[ $ccobjs =~ ^[A-Za-z0-9_/-]+\.o(,[A-Za-z0-9_/-]+\.o)*$ ]] ||
+	die "--cc-objs '$ccobjs': a list of kernel objects, such as mm/zswap.o,mm/vmscan.o"
 [ -z "$out" ] || check_outdir --out "$out"
 if [ -n "$report" ]; then
 	[[ $report != */ ]] || die "--report '$report': a file path without suffix, not a folder"
@@ -350,6 +362,17 @@ for k in "${pts[@]}"; do
 	printf '%s\t%s\n' "$k" "$(name_of "$k")" >>"$out/points"
 done
 
+# The compile group's sources, preprocessed in the bench build folder
+# (the last point built; the same sources for every point), and the
+# host's compiler to compile them in the guest.
+if [[ ",$groups," == *,compile,* ]]; then
+	say "image: the compile group's sources (${ccobjs//,/ }) and compiler"
+	IFS=, read -ra objs <<<"$ccobjs"
+	python3 "$BENCH_DIR/compile-inputs.py" "$bcache/build/$tag-bench" \
+		"$out/compile" "${objs[@]}" >/dev/null ||
+		die "the compile group's inputs could not be made"
+	export COMPILE_INPUTS=$out/compile
+fi
 say "image: building the benchmarks"
 "$CI_DIR/4-image/image.sh" --suite benchmarks "$tree" "$out/image"
 initrd=$out/image/initramfs.cpio.gz
@@ -364,7 +387,7 @@ fi
 append="norandmaps zs.swap=none zs.timeout=3600"
 append+=" zs.bench.mib=$mib zs.bench.procs=$procs"
 append+=" zs.bench.patterns=$patterns zs.bench.zswap=$zswap"
-[ -n "$groups" ] && append+=" zs.only=$groups"
+append+=" zs.only=$groups zs.bench.cclimit=$cclimit"
 # brd and the virtio disk: room for the largest workload and then some.
 swap_mib=$((mib * 2 + 64))
 modes=${modes//wall/$wall}
@@ -392,7 +415,7 @@ modes=${modes//wall/$wall}
 	echo "wall: ${wall:-none}, $smp vCPUs"
 	[[ ",$modes," == *,lockstat,* ]] &&
 		echo "lockstat: $wall, $smp vCPUs, configs/lockstat.config on top of the bench configs, $lsruns runs a point"
-	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, guest $mem MiB, $runs runs a point and mode, brd swap of $swap_mib MiB, swap-cache swap on virtio-blk ($swap_mib MiB, wall-clock) or loop on ramfs ($((mib + 64)) MiB, icount)"
+	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, compile job ${ccobjs//,/ } under memory.max $cclimit MiB (if its group ran), guest $mem MiB, $runs runs a point and mode, brd swap of $swap_mib MiB, swap-cache swap on virtio-blk ($swap_mib MiB, wall-clock) or loop on ramfs ($((mib + 64)) MiB, icount)"
 	# Resuming into the same --out: the first command made the boots kept.
 	if [ -f "$out/meta" ]; then
 		grep '^command: ' "$out/meta"
