@@ -75,6 +75,25 @@ def debug_limit():
     return m.group(1)
 
 
+def c_default(rel, pattern):
+    """A default in a C file or script: the first group of PATTERN."""
+    m = re.search(pattern, read(rel))
+    if not m:
+        raise SystemExit(f'{rel}: no match for {pattern}')
+    return m.group(1)
+
+
+def added_lines(series):
+    """Lines a quilt series adds, '+' lines of its patches' diffs."""
+    folder = os.path.dirname(series)
+    n = 0
+    for name in lines(series):
+        for line in read(os.path.join(folder, name)).splitlines():
+            if line.startswith('+') and not line.startswith('+++'):
+                n += 1
+    return str(n)
+
+
 FIGURES = {
     'patches-mainline': lambda: count('patches/mainline/series'),
     'patches-selftests': lambda: count('patches/selftests-zswap/series'),
@@ -88,6 +107,18 @@ FIGURES = {
     'tests': lambda: count('selftests/tests.list'),
     'boot-limit': lambda: shell_default('ci/5-boot/boot.sh', 'limit'),
     'debug-limit': debug_limit,
+    'stall-grace': lambda: shell_default('ci/5-boot/boot.sh', 'STALL_GRACE'),
+    'boot-min-free': lambda: c_default('ci/5-boot/boot.sh',
+                                       r'-ge \$\(\(([0-9]+) \* 1024\)\)'),
+    'stress-short': lambda: c_default('ci/jobs/run-series.sh',
+                                      r'ZSWAP_STRESS_SECONDS=([0-9]+)'),
+    'stress-zswap': lambda: c_default('selftests/zswap/zswap_stress.c',
+                                      r'"ZSWAP_STRESS_SECONDS", ([0-9]+)'),
+    'stress-swapcg': lambda: c_default('selftests/memcg/swapcg_concurrent.c',
+                                       r'"SWAPCG_SECONDS", ([0-9]+)'),
+    'swapon-fail-mib': lambda: c_default('selftests/zswap/zswap_swapon_fail.c',
+                                         r'#define SF_SWAP_MIB\s+([0-9]+)'),
+    'selftests-added': lambda: added_lines('patches/selftests-zswap/series'),
     'test-cold': lambda: minutes('docs/timing/test-cold.txt'),
     'test-warm': lambda: minutes('docs/timing/test-warm.txt'),
     'main-cold': lambda: minutes('docs/timing/main-cold.txt'),
