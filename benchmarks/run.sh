@@ -244,15 +244,17 @@ frags_of() {
 	[ "$1" = bench ] || frags+=("$REPO_DIR/configs/$1.config")
 }
 # A point's kernel is cached under the hash of what makes it: the base,
-# the configs, ci/3-build/build.sh, and the diffs of its patches (not their
-# messages, so that renumbering the series rebuilds nothing).
+# the configs, ci/3-build/build.sh's code (not its comments, so that an
+# edit of a comment rebuilds nothing), and the diffs of its patches (not
+# their messages, so that renumbering the series rebuilds nothing).
 # point_key K [FLAVOUR]
 point_key() {
 	local p frags
 	frags_of "${2:-bench}"
 	{
 		echo "$ZS_BASE_DESC"
-		cat "${frags[@]}" "$CI_DIR/3-build/build.sh"
+		cat "${frags[@]}"
+		grep -v '^[[:space:]]*#' "$CI_DIR/3-build/build.sh"
 		while IFS= read -r p; do
 			[ -z "$p" ] || sed -n '/^diff --git /,/^-- $/p' "$p"
 		done <<<"${plist[$1]}"

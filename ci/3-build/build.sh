@@ -3,7 +3,7 @@
 # Step 3, build: configure (tinyconfig + fragments) and build bzImage out of
 # tree, incrementally, through ccache.
 #
-#   ci/build.sh TREE BUILDDIR FRAGMENT...
+#   ci/3-build/build.sh TREE BUILDDIR FRAGMENT...
 #
 # A later fragment overrides an earlier one. An option the fragments ask
 # for that the tree knows but that did not end up in .config is an error (a
@@ -26,8 +26,8 @@ build=$(realpath "$build")
 
 # Files rewritten with the content they had at this folder's last build
 # (a reset and git am again, quilt push and pop) get that build's mtime
-# back, so that make compiles only what changed (ci/keep-mtimes.py says
-# when this holds). Failing, it leaves make to the mtimes alone.
+# back, so that make compiles only what changed (ci/3-build/keep-mtimes.py
+# says when this holds). Failing, it leaves make to the mtimes alone.
 if python3 "$(dirname "$0")/keep-mtimes.py" "$tree" "$build"; then
 	trap 'touch "$build/.zs-built"' EXIT
 else
@@ -118,10 +118,10 @@ done
 [ ${#san[@]} -eq 0 ] || san+=(KCSAN_SANITIZE=n)
 rc=0
 make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" bzImage 2>&1 || rc=$?
-# For ci/timing.py (timed in ci/lib.sh): the objects of this folder that
-# were compiled through ccache, each with a .cmd file naming it, as many as
-# a build from an empty folder compiles. The build compiled fewer when most
-# were up to date.
+# For ci/timing/timing.py (timed in ci/lib.sh): the objects of this folder
+# that were compiled through ccache, each with a .cmd file naming it, as
+# many as a build from an empty folder compiles. The build compiled fewer
+# when most were up to date.
 if [ -n "${ZS_TIMED_OBJECTS:-}" ]; then
 	grep -rlE --include='.*.cmd' '^(saved)?cmd_[^ ]+ := ccache ' "$build" |
 		wc -l >"$ZS_TIMED_OBJECTS" || true
