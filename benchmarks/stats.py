@@ -354,23 +354,29 @@ def lock_lines(counts, notes, ks, meta, lock=LOCKS[0], pairs=None):
     return L + [""]
 
 
-def calls_counts(run):
-    """The lockstat boots' CALLS lines: {(workload, phase): {k: {round:
-    (calls, slots, most slots of one call)}}}."""
-    counts = {}
+def boot_words(run, mode=None):
+    """(the boot folder's BOOT match, a line's words) for every line of
+    every boot's ktap.txt, of MODE's boots only where MODE is given."""
     bdir = os.path.join(run, "boots")
     for d in sorted(os.listdir(bdir)):
         m = BOOT.match(d)
         path = os.path.join(bdir, d, "ktap.txt")
-        if not m or m["mode"] != "lockstat" or not os.path.exists(path):
+        if not m or (mode and m["mode"] != mode) or not os.path.exists(path):
             continue
         for line in open(path, errors="replace"):
-            w = line.split()
-            if len(w) == 7 and w[0] == "CALLS" and w[1] != "warmup" and \
-                    w[3] == "zswap_invalidate":
-                counts.setdefault((w[1], w[2]), {}).setdefault(
-                    int(m["k"]), {})[int(m["round"])] = tuple(
-                        int(x) for x in w[4:7])
+            yield m, line.split()
+
+
+def calls_counts(run):
+    """The lockstat boots' CALLS lines: {(workload, phase): {k: {round:
+    (calls, slots, most slots of one call)}}}."""
+    counts = {}
+    for m, w in boot_words(run, "lockstat"):
+        if len(w) == 7 and w[0] == "CALLS" and w[1] != "warmup" and \
+                w[3] == "zswap_invalidate":
+            counts.setdefault((w[1], w[2]), {}).setdefault(
+                int(m["k"]), {})[int(m["round"])] = tuple(
+                    int(x) for x in w[4:7])
     return counts
 
 
@@ -378,18 +384,11 @@ def found_counts(run):
     """The FOUND lines of a counting kernel's boots: {(workload, phase):
     {k: {(slots, found): [calls per boot]}}}."""
     counts = {}
-    bdir = os.path.join(run, "boots")
-    for d in sorted(os.listdir(bdir)):
-        m = BOOT.match(d)
-        path = os.path.join(bdir, d, "ktap.txt")
-        if not m or not os.path.exists(path):
-            continue
-        for line in open(path, errors="replace"):
-            w = line.split()
-            if len(w) == 6 and w[0] == "FOUND" and w[1] != "warmup":
-                counts.setdefault((w[1], w[2]), {}).setdefault(
-                    int(m["k"]), {}).setdefault((w[3], w[4]), []).append(
-                        int(w[5]))
+    for m, w in boot_words(run):
+        if len(w) == 6 and w[0] == "FOUND" and w[1] != "warmup":
+            counts.setdefault((w[1], w[2]), {}).setdefault(
+                int(m["k"]), {}).setdefault((w[3], w[4]), []).append(
+                    int(w[5]))
     return counts
 
 
