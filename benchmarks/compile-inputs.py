@@ -93,6 +93,10 @@ def main():
         pre, comp, src = split(command(build, obj))
         gcc = gcc or pre[0]
         name = os.path.splitext(os.path.basename(obj))[0]
+        # Each object's files are named by its base name: two of one
+        # name would overwrite each other's.
+        if os.path.exists(os.path.join(out, "src", name + ".i")):
+            die("two objects named %s.o: give one of them" % name)
         dst = os.path.abspath(os.path.join(out, "src", name + ".i"))
         subprocess.run(pre + ["-E", "-P", "-o", dst, src], cwd=build,
                        check=True)
