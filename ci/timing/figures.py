@@ -122,6 +122,7 @@ FIGURES = {
     'test-cold': lambda: minutes('docs/timing/test-cold.txt'),
     'test-warm': lambda: minutes('docs/timing/test-warm.txt'),
     'main-cold': lambda: minutes('docs/timing/main-cold.txt'),
+    'main-warm': lambda: minutes('docs/timing/main-warm.txt'),
 }
 
 

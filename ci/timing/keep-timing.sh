@@ -7,17 +7,17 @@
 #   ci/timing/keep-timing.sh RESULTS NAME 'HOW'
 #
 # RESULTS: the run's results folder (with timing.txt); NAME: test-cold,
-# test-warm or main-cold; HOW: one line on how the run was made (the
+# test-warm, main-cold or main-warm; HOW: one line on how the run was made (the
 # command, fresh clone or not, which caches were empty).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ $# -eq 3 ] || die "usage: $0 RESULTS test-cold|test-warm|main-cold 'HOW'"
+[ $# -eq 3 ] || die "usage: $0 RESULTS test-cold|test-warm|main-cold|main-warm 'HOW'"
 results=$1 name=$2 how=$3
 case $name in
-test-cold|test-warm|main-cold) ;;
-*) die "NAME '$name': one of test-cold, test-warm, main-cold" ;;
+test-cold|test-warm|main-cold|main-warm) ;;
+*) die "NAME '$name': one of test-cold, test-warm, main-cold, main-warm" ;;
 esac
 [ -f "$results/timing.txt" ] || die "$results/timing.txt: no such file"
 grep -q '^ *total ' "$results/timing.txt" ||
