@@ -93,11 +93,11 @@ def main():
         pre, comp, src = split(command(build, obj))
         gcc = gcc or pre[0]
         name = os.path.splitext(os.path.basename(obj))[0]
+        dst = os.path.abspath(os.path.join(out, "src", name + ".i"))
         # Each object's files are named by its base name: two of one
         # name would overwrite each other's.
-        if os.path.exists(os.path.join(out, "src", name + ".i")):
+        if os.path.exists(dst):
             die("two objects named %s.o: give one of them" % name)
-        dst = os.path.abspath(os.path.join(out, "src", name + ".i"))
         subprocess.run(pre + ["-E", "-P", "-o", dst, src], cwd=build,
                        check=True)
         with open(os.path.join(out, "src", name + ".flags"), "w") as f:
