@@ -8,6 +8,12 @@ REPO_DIR=$(dirname "$CI_DIR")
 # Caches live outside the repository: unpacked trees, build folders, ccache.
 CACHE_DIR=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zswap-series}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
+# Depend mode: on a miss ccache takes the headers from the compiler's own
+# -MMD output instead of running the preprocessor a second time. mm/ and
+# kernel/ of the 7.3 guest (204 objects, empty cache, 2 cores): 125 and
+# 126 s against 161 and 147 s without it (102.8 and 117.5 without ccache);
+# a second build hits on every object either way (13.5 s, 12.9 s).
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 : "${ZS_T0:=$(date +%s)}"
 export ZS_T0
 
