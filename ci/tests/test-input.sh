@@ -152,6 +152,13 @@ refused "nope:swapcg_noswap: no boot nope" $bi nope:swapcg_noswap
 refused "one check only" $bi build boot
 helps $bi
 
+tb=ci/tests/test-bisect.sh
+echo "# $tb"
+refused "unknown option --bogus" $tb --bogus
+refused "--base needs a value" $tb --base
+refused "--base v6.1: no ci/tests/faults/v6.1/build-break.patch" $tb --base v6.1
+helps $tb
+
 ts=ci/jobs/test.sh
 echo "# $ts"
 refused "--base 'v9.9': no such base" $ts --base v9.9
