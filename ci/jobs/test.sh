@@ -131,8 +131,8 @@ stage "series on $base, every point green" \
 # The CI files for other machines: their cells against the series, and a
 # replay of their artifact upload and table job on the run above.
 replay=()
-case $base in
-mainline | v6.12 | v6.1) replay=(--results "$base=$out/series-$base") ;;
+case " $ZS_BASES " in
+*" $base "*) replay=(--results "$base=$out/series-$base") ;;
 esac
 stage "GitHub and GitLab CI files" \
 	/usr/bin/python3 "$CI_DIR/services/check-workflows.py" "${replay[@]}"
