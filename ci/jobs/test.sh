@@ -14,11 +14,10 @@
 #                          (default: mainline)
 #
 # The LTS backports are the same stages on their base (--base v6.12,
-# --base v6.1): their whole builds (v6.12's base and its 0004, which
-# changes include/linux/zswap.h; v6.1's base) would take the default past
-# the hour it has on a new 2-core machine; the main job
-# (ci/jobs/run-series.sh --base v6.12) and the CI files' cells run their
-# series at every point.
+# --base v6.1): their whole builds (ci/timing/whole-builds lists them)
+# would take the default past the hour it has on a new 2-core machine;
+# the main job (ci/jobs/run-series.sh --base v6.12) and the CI files'
+# cells run their series at every point.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
