@@ -392,9 +392,10 @@ BOOT_VERDICT = {"ok": PASS, "same": PASS, "skip": PASS, "panic": CRASH,
 
 
 def kernel_version(d):
-    """The base's version, from the run's header ("base: ... (7.3.0-rc7)")."""
+    """The base's version, from the run's header ("base: ... (7.3.0-rc7)",
+    which may go on: ", with 3 stand-ins for mm-stable")."""
     head = read(os.path.join(os.path.dirname(os.path.abspath(d)), "header"))
-    m = re.search(r"^base:.*\(([0-9][^()]*)\)\s*$", head, re.M)
+    m = re.search(r"^base:.*\(([0-9][^()]*)\)", head, re.M)
     return m.group(1) if m else ""
 
 
