@@ -103,7 +103,9 @@ stage "series is patches/mainline/series" diff -u \
 # whose builds its fault stages need anyway. The debug config (lockdep,
 # PROVE_RCU, KASAN) at the last point of mainline, the series that goes
 # to linux-mm: test_zswap, whose frees go through zswap_invalidate(),
-# must pass there, and the erase-without-lock fault must turn that row
+# and zswap_lockfree, which counts the tree lock's acquisitions there
+# (lock statistics are on in that configuration), must pass there, and
+# the erase-without-lock and early-out-lost faults must turn that row
 # red. No KCSAN row and no variant build: each is a whole kernel build of
 # its own, nor the faults judged on them
 # (test-faults.sh --no-kcsan --no-variants: swap-cgroup-rmw's KCSAN check,
@@ -119,7 +121,7 @@ stage "series is patches/mainline/series" diff -u \
 opts=(--variants none --debug none --kcsan none --gates none)
 case $base in
 mainline)
-	opts=(--variants none --debug last --debug-only test_zswap
+	opts=(--variants none --debug last --debug-only test_zswap,zswap_lockfree
 		--kcsan none --gates none) ;;
 v6.12 | v6.1) opts+=(--boots last) ;;
 esac
