@@ -29,13 +29,17 @@
 #                        with that accelerator, not probed
 #     --runs N           boots per point and mode (default 3)
 #     --lockstat-runs N  boots per point in lockstat mode (default: --runs)
+#     --lockstat-accel A wall (default: as wall mode boots) or icount: the
+#                        lockstat kernels under -icount, one vCPU, where
+#                        hold times are counts of instructions that no
+#                        host preemption of a vCPU lengthens
 #     --mib N            MiB each workload swaps (default 64)
 #     --procs K          processes of the parallel workloads (default 2)
 #     --smp N            vCPUs in wall mode (default 2; icount has 1)
 #     --mem MiB          guest memory (default 4 x mib + 512, at least 1024)
 #     --patterns LIST    of zero,one,random,mixed (default all)
 #     --zswap LIST       of on,off (default both)
-#     --groups LIST      of pageout,memcg,swapcache,parallel,compile
+#     --groups LIST      of pageout,reject,memcg,swapcache,parallel,compile
 #                        (default all but compile)
 #     --cc-objs LIST     the compile group's job: these objects of the
 #                        last point's build, compiled again in the guest
@@ -63,7 +67,7 @@ day=$(date +%Y-%m-%d)
 base=mainline tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
-lsruns="" variants=() ccobjs=mm/zswap.o,mm/swapfile.o,mm/vmscan.o,mm/memory.o,mm/page_alloc.o cclimit=64
+lsruns="" lsaccel=wall variants=() ccobjs=mm/zswap.o,mm/swapfile.o,mm/vmscan.o,mm/memory.o,mm/page_alloc.o cclimit=64
 while [ $# -gt 0 ]; do
 	case $1 in
 	--determinism) determinism=1; shift; continue ;;
@@ -76,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--modes) modes=${2-} ;;
 	--runs) runs=${2-} ;;
 	--lockstat-runs) lsruns=${2-} ;;
+	--lockstat-accel) lsaccel=${2-} ;;
 	--mib) mib=${2-} ;;
 	--procs) procs=${2-} ;;
 	--smp) smp=${2-} ;;
@@ -101,10 +106,11 @@ check_count --cc-limit "$cclimit"
 [ -z "$lsruns" ] || check_count --lockstat-runs "$lsruns"
 [ -z "$mem" ] || check_count --mem "$mem"
 check_words --modes "$modes" icount wall lockstat kvm tcg
+check_choice --lockstat-accel "$lsaccel" wall icount
 check_words --patterns "$patterns" zero one random mixed
 check_words --zswap "$zswap" on off
-groups=${groups:-pageout,memcg,parallel,swapcache}
-check_words --groups "$groups" pageout memcg swapcache parallel compile
+groups=${groups:-pageout,reject,memcg,parallel,swapcache}
+check_words --groups "$groups" pageout reject memcg swapcache parallel compile
 [[ $ccobjs =~ ^[A-Za-z0-9_/-]+\.o(,[A-Za-z0-9_/-]+\.o)*$ ]] ||
 	die "--cc-objs '$ccobjs': a list of kernel objects, such as mm/zswap.o,mm/vmscan.o"
 [ -z "$out" ] || check_outdir --out "$out"
@@ -380,7 +386,8 @@ say "image: building the benchmarks"
 initrd=$out/image/initramfs.cpio.gz
 
 wall=""
-if [[ ",$modes," =~ ,(wall|lockstat), ]]; then
+if [[ ",$modes," == *,wall,* ]] ||
+	{ [[ ",$modes," == *,lockstat,* ]] && [ "$lsaccel" = wall ]; }; then
 	wall=$("$CI_DIR/5-boot/probe-accel.sh" "$(kernel "${pts[0]}" "${flavs[0]}")/bzImage" "$initrd")
 fi
 
@@ -416,7 +423,11 @@ modes=${modes//wall/$wall}
 	echo "modes: $modes"
 	echo "wall: ${wall:-none}, $smp vCPUs"
 	[[ ",$modes," == *,lockstat,* ]] &&
-		echo "lockstat: $wall, $smp vCPUs, configs/lockstat.config on top of the bench configs, $lsruns runs a point"
+		if [ "$lsaccel" = icount ]; then
+			echo "lockstat: icount, 1 vCPU (hold and wait times are counts of instructions), configs/lockstat.config on top of the bench configs, $lsruns runs a point"
+		else
+			echo "lockstat: $wall, $smp vCPUs, configs/lockstat.config on top of the bench configs, $lsruns runs a point"
+		fi
 	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, compile job ${ccobjs//,/ } under memory.max $cclimit MiB (if its group ran), guest $mem MiB, $runs runs a point and mode, brd swap of $swap_mib MiB, swap-cache swap on virtio-blk ($swap_mib MiB, wall-clock) or loop on ramfs ($((mib + 64)) MiB, icount)"
 	# Resuming into the same --out: the first command made the boots kept.
 	if [ -f "$out/meta" ]; then
@@ -469,6 +480,7 @@ boot_once() {
 		kd=$(kernel "$k")
 	else
 		kd=$(kernel "$k" lockstat) accel=$wall app+=" no_hash_pointers"
+		[ "$lsaccel" = wall ] || accel=icount
 		cp "$kd/zswap-keys" "$d/"
 		if [ -f "$kd/swapcg-keys" ]; then cp "$kd/swapcg-keys" "$d/"; fi
 		# The calls of zswap_invalidate(), counted by a kprobe event.
@@ -476,7 +488,7 @@ boot_once() {
 	fi
 	echo "$kd" >"$d/kernel"
 	opts=(--accel "$accel" --mem "$mem" --swap-mib "$swap_mib" --timeout 5400)
-	if [ "$mode" = icount ]; then
+	if [ "$accel" = icount ]; then
 		opts+=(--append "$app zs.bench.cachedev=loop")
 	else
 		disk=$(mktemp /dev/shm/zswap-bench.XXXXXX)
@@ -497,6 +509,7 @@ for mode in "${mlist[@]}"; do
 	par=1 rounds=$runs
 	[ "$mode" = icount ] && par=$jobs
 	[ "$mode" = lockstat ] && rounds=$lsruns
+	[ "$mode" = lockstat ] && [ "$lsaccel" = icount ] && par=$jobs
 	say "boot: $mode mode, $rounds rounds of points ${pts[*]}, $par at a time"
 	for r in $(seq 1 "$rounds"); do
 		n=${#pts[@]}

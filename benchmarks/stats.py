@@ -270,7 +270,8 @@ LOCKS = [("zswap-keys", "&xa->xa_lock", "zswap tree lock",
 
 def lock_counts(run, keyfile="zswap-keys", prefix="&xa->xa_lock"):
     """One lock in the lockstat boots: {(workload, phase): {k: {round:
-    (acquisitions, contentions)}}}, and notes. The class is the one named
+    (acquisitions, contentions, longest wait, longest hold)}}} (times in
+    us, None where the boot did not print them), and notes. The class is the one named
     PREFIX... whose key (/proc/lockdep) is in KEYFILE, the lockdep keys
     of the lock's source file. A point without the file or the class (a
     kernel without that lock, or one that never took it) counts 0."""
@@ -293,8 +294,12 @@ def lock_counts(run, keyfile="zswap-keys", prefix="&xa->xa_lock"):
             w = line.split()
             if len(w) == 4 and w[0] == "LOCKDEP":
                 classes[int(w[2], 16)] = w[3]
-            elif len(w) == 6 and w[0] == "LOCK":
-                locks[tuple(w[1:4])] = (int(w[5]), int(w[4]))
+            elif len(w) in (6, 8) and w[0] == "LOCK":
+                # Older boots print no times: their longest wait and
+                # hold are unknown (None).
+                locks[tuple(w[1:4])] = (int(w[5]), int(w[4])) + (
+                    (float(w[6]), float(w[7])) if len(w) == 8
+                    else (None, None))
             elif len(w) == 4 and w[0] == "BENCH" and w[1] != "warmup" \
                     and not w[2].endswith("-cpu"):
                 phases.append((w[1], w[2]))
@@ -313,7 +318,8 @@ def lock_counts(run, keyfile="zswap-keys", prefix="&xa->xa_lock"):
                                     if keys else "no such lock"))
         for wl, ph in phases:
             counts.setdefault((wl, ph), {}).setdefault(int(m["k"]), {})[
-                int(m["round"])] = locks.get((wl, ph, shown), (0, 0))
+                int(m["round"])] = locks.get((wl, ph, shown),
+                                             (0, 0, 0.0, 0.0))
     return counts, sorted(notes)
 
 
@@ -326,28 +332,38 @@ def lock_lines(counts, notes, ks, meta, lock=LOCKS[0], pairs=None):
     def cell(vals):
         lo, hi = min(vals), max(vals)
         return "%d" % lo if lo == hi else "%d-%d" % (lo, hi)
+
+    def longest(vals):
+        vals = [x for x in vals if x is not None]
+        return "%.2f" % max(vals) if vals else "-"
     L = ["## %s (lockstat mode)" % title, "",
          "How often each phase took %s and how often it found it held, "
          "from /proc/lock_stat (cleared at the start of the phase, read at "
-         "its end) in the lockstat boots (%s). The class is the `%s` one "
+         "its end) in the lockstat boots (%s), and the longest time a "
+         "phase held it and waited for it (us, the most over the boots; "
+         "lock statistics slow every lock, so these are for comparing the "
+         "points, not absolute). The class is the `%s` one "
          "whose lockdep key (/proc/lockdep) is a `__key` of %s in the "
          "kernel's vmlinux (%s): %s. A range is min-max over the boots."
          % (what, meta.get("lockstat", "?"), prefix, src, key,
             "; ".join(notes)), ""]
     hdr = ["workload", "phase"]
     for k in ks:
-        hdr += ["point %d acquisitions" % k, "point %d contentions" % k]
+        hdr += ["point %d acquisitions" % k, "point %d contentions" % k,
+                "point %d longest hold" % k, "point %d longest wait" % k]
     hdr += ["acquisitions, %d/%d" % (k, j) for j, k in pairs]
     L += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for (wl, ph), per in counts.items():
         cells = [wl, ph]
         for k in ks:
             v = list(per.get(k, {}).values())
-            cells += [cell([a for a, _ in v]), cell([c for _, c in v])] \
-                if v else ["-", "-"]
+            cells += [cell([x[0] for x in v]), cell([x[1] for x in v]),
+                      longest([x[3] for x in v]),
+                      longest([x[2] for x in v])] \
+                if v else ["-"] * 4
         for j, k in pairs:
-            a = [x for x, _ in per.get(j, {}).values()]
-            b = [x for x, _ in per.get(k, {}).values()]
+            a = [x[0] for x in per.get(j, {}).values()]
+            b = [x[0] for x in per.get(k, {}).values()]
             cells.append("%.3f" % (statistics.fmean(b) / statistics.fmean(a))
                          if a and b and any(a) else "-")
         L.append("| " + " | ".join(cells) + " |")
@@ -606,11 +622,15 @@ def write_tsv(out, rows, locks, calls):
         p = "" if lk is LOCKS[0] else "swapcg-"
         for (wl, ph), per in counts.items():
             for k, runs in per.items():
-                for rnd, (a, c) in runs.items():
+                for rnd, (a, c, wmax, hmax) in runs.items():
                     rows += [("lockstat", rnd, k, wl,
                               ph + ":" + p + "acquisitions", a),
                              ("lockstat", rnd, k, wl,
                               ph + ":" + p + "contentions", c)]
+                    rows += [("lockstat", rnd, k, wl, ph + ":" + p + what, t)
+                             for what, t in (("longest-hold-us", hmax),
+                                             ("longest-wait-us", wmax))
+                             if t is not None]
     for (wl, ph), per in calls.items():
         for k, runs in per.items():
             for rnd, (c, sl, _) in runs.items():

@@ -21,10 +21,21 @@
  *            kills it (SIGKILL) and times from the signal to the return of
  *            waitpid() (phase "exit"): the exit frees the slots with their
  *            zswap entries still there
+ *   reject   with zswap's pool full (guest/reject sets its limit):
+ *            MADV_PAGEOUT of MIB of large folios of PCT KiB (64: an
+ *            mTHP size, 2048: a PMD; guest/reject turns that size on),
+ *            which zswap refuses, so zswap_store() invalidates every
+ *            folio's slots with no entry there (phase "out"); what
+ *            fills the pool first keeps the swap device's first tree
+ *            from being empty
  *   memcg    fill the buffer inside a memory cgroup limited to PCT% of it
  *            (reclaim pushes out the rest), then lift the limit
  *   par      PROCS processes, each in its own memcg, run "memcg" on
  *            MIB/PROCS each, all at once (usemem-like)
+ *   pfree    PROCS processes, each in its own memcg, all at once: the
+ *            even ones push their part out, then free it with munmap()
+ *            while its entries are in zswap; the odd ones push theirs out
+ *            and fault it back in meanwhile (phases "out", "free")
  *   mix      PROCS processes, each in its own memcg with memory.high at
  *            PCT% of its MIB/PROCS (a hard limit OOM-kills such a
  *            thrashing set): a mix of zero, 0x1, half-random and random
@@ -44,7 +55,7 @@
  *                                    scatter, exit: also zswap_freed_kb,
  *                                    the drop of Zswapped in
  *                                    /proc/meminfo)
- *   LOCK <name> <phase> <class> <contentions> <acquisitions>
+ *   LOCK <name> <phase> <class> <contentions> <acquisitions> <wait> <hold>
  *                                    where /proc/lock_stat exists
  *                                    (CONFIG_LOCK_STAT): the XArray lock
  *                                    classes taken in the phase
@@ -85,7 +96,8 @@ enum pattern { P_ZERO, P_ONE, P_RANDOM, P_MIXED, P_MIX4 };
 static const char *name = "swapbench";
 static const char *const counters[] = {
 	"pswpin", "pswpout", "zswpin", "zswpout", "swpin_zero", "swpout_zero",
-	"swap_ra", "swap_ra_hit", "pgmajfault",
+	"swap_ra", "swap_ra_hit", "pgmajfault", "thp_swpout",
+	"thp_swpout_fallback",
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 
@@ -204,17 +216,19 @@ static void lockstat_clear(void)
 
 static void lockstat_print(const char *phase)
 {
-	char line[512], cls[64];
+	char line[512], cls[64], wmax[32], hmax[32];
 	unsigned long con, acq;
 	FILE *f = fopen("/proc/lock_stat", "r");
 
-	/* class: con-bounces contentions 4 wait times acq-bounces acquisitions */
+	/* class: con-bounces contentions wait-min wait-max wait-total
+	 * wait-avg acq-bounces acquisitions hold-min hold-max ... (times in
+	 * us): the longest wait for the lock and the longest hold of it */
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, " %63[^: ]: %*u %lu %*s %*s %*s %*s %*u %lu",
-			   cls, &con, &acq) == 3 && (strstr(cls, "xa_lock") ||
-			   !strncmp(cls, "&ctrl->lock", 11)))
-			printf("LOCK %s %s %s %lu %lu\n", name, phase, cls, con,
-			       acq);
+		if (sscanf(line, " %63[^: ]: %*u %lu %*s %31s %*s %*s %*u %lu %*s %31s",
+			   cls, &con, wmax, &acq, hmax) == 5 &&
+		    (strstr(cls, "xa_lock") || !strncmp(cls, "&ctrl->lock", 11)))
+			printf("LOCK %s %s %s %lu %lu %s %s\n", name, phase, cls,
+			       con, acq, wmax, hmax);
 	if (f)
 		fclose(f);
 }
@@ -445,16 +459,12 @@ static void check(char *buf, size_t pages, enum pattern p)
 /* Fill a buffer in memcg 0 and push it out with MADV_PAGEOUT (phase "out");
  * an asynchronous device leaves folios in the swap cache, under
  * writeback, where swap-in would find them: push those out too. */
-static char *pushed_out(size_t pages, enum pattern p)
+static void push_out(char *buf, size_t pages)
 {
 	uint64_t v[NCOUNTERS], t;
-	char *buf;
 	size_t left;
 	int tries;
 
-	cg_enter(0, 0, 0);
-	buf = map(pages);
-	fill(buf, pages, p);
 	begin(v);
 	t = now_us();
 	if (madvise(buf, pages * PAGE, MADV_PAGEOUT))
@@ -471,6 +481,16 @@ static char *pushed_out(size_t pages, enum pattern p)
 	if (left)
 		printf("STAT %s out resident %zu\n", name, left);
 	report("out", t, v);
+}
+
+static char *pushed_out(size_t pages, enum pattern p)
+{
+	char *buf;
+
+	cg_enter(0, 0, 0);
+	buf = map(pages);
+	fill(buf, pages, p);
+	push_out(buf, pages);
 	return buf;
 }
 
@@ -541,6 +561,57 @@ static void run_scatter(size_t pages, enum pattern p)
 	cg_leave(0);
 }
 
+/* Large folios that zswap refuses to store because its pool is full:
+ * each refused store invalidates the folio's slots, none of which has an
+ * entry (zswap_invalidate() over the folio's range, from zswap_store()).
+ * guest/reject sets the pool's limit to 1% of memory; memcg 1, whose
+ * zswap writeback is off so that the shrinker cannot empty the pool,
+ * first fills it with 24 MiB of pages that compress 2:1 (their entries
+ * sit in the swap device's first tree, its first 64 MiB, where the large
+ * folios go too: MIB is at most 24 here). Then memcg 0 pushes its large
+ * folios out (phase "out"): zswap refuses them, they go to the device;
+ * both are read back and checked (untimed). */
+static void run_reject(size_t pages, enum pattern p, size_t folio_kb)
+{
+	size_t hold = 6144, len = pages * PAGE, align = folio_kb * 1024, i;
+	char *h, *buf;
+
+	cg_enter(1, 0, 0);
+	put(cgpath(1, "memory.zswap.writeback"), "0", 0);
+	h = map(hold);
+	/* Index 4i + 2 of P_MIX4: half random, half zero. */
+	for (i = 0; i < hold; i++)
+		fill_page((uint64_t *)(h + i * PAGE), P_MIX4, 4 * i + 2);
+	if (madvise(h, hold * PAGE, MADV_PAGEOUT))
+		fail("MADV_PAGEOUT");
+	if (meminfo("Zswapped") <= 0) {
+		errno = 0;
+		fail("nothing in zswap before the large folios");
+	}
+
+	cg_enter(0, 0, 0);
+	/* Aligned to the folio size, so that every fault maps a whole one. */
+	buf = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		fail("mmap");
+	buf += (align - (uintptr_t)buf % align) % align;
+	if (madvise(buf, len, MADV_HUGEPAGE))
+		fail("MADV_HUGEPAGE");
+	fill(buf, pages, p);
+	push_out(buf, pages);
+	touch(buf, pages);
+	check(buf, pages, p);
+	cg_leave(0);
+	for (i = 0; i < hold; i++)
+		if (!page_ok((uint64_t *)(h + i * PAGE), P_MIX4, 4 * i + 2)) {
+			errno = 0;
+			fail("data differs after swap-in");
+		}
+	munmap(h, hold * PAGE);
+	cg_leave(1);
+}
+
 /* Free pages still held in zswap (or on the device) at process exit: a
  * child pushes its buffer out and waits; SIGKILL, and the exit frees the
  * slots, timed from the signal to waitpid()'s return. */
@@ -597,18 +668,22 @@ static void sync_parent(int go, int done, uint64_t cpu)
 		fail("sync");
 }
 
-/* One process's part of memcg, par and mix: fill under a limit of pct%,
- * then either lift the limit and touch (memcg/par) or run random touches
- * under the limit (mix). go, done: -1 alone, else the pipes from and to
- * the parent. */
+/* One process's part of memcg, par, mix and pfree: fill under a limit of
+ * pct%, then either lift the limit and touch (memcg/par) or run random
+ * touches under the limit (mix). pfree (mix 2, no limit): an even worker
+ * fills and pushes its buffer out, then frees it with munmap() while its
+ * entries are in zswap; an odd one fills, then pushes its buffer out
+ * (zswap stores) and faults it back in (zswap loads) while the even ones
+ * free. go, done: -1 alone, else the pipes from and to the parent. */
 static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
 		  int go, int done)
 {
 	uint64_t v[NCOUNTERS], t, cpu, s = idx + 1;
 	size_t limit = pages * PAGE * pct / 100, i;
+	int freer = mix == 2 && !(idx & 1);
 	char *buf;
 
-	cg_enter(idx, limit, mix);
+	cg_enter(idx, mix == 2 ? 0 : limit, mix);
 	buf = map(pages);
 	if (go >= 0)
 		sync_parent(go, done, 0);
@@ -616,6 +691,8 @@ static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
 	cpu = cpu_us();
 	t = now_us();
 	fill(buf, pages, p);
+	if (freer && madvise(buf, pages * PAGE, MADV_PAGEOUT))
+		fail("MADV_PAGEOUT");
 	t = now_us() - t;
 	if (go < 0)
 		report(mix ? "fill" : "out", t, v);
@@ -627,7 +704,14 @@ static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
 	go < 0 ? begin(v) : vmstat(v);
 	cpu = cpu_us();
 	t = now_us();
-	if (mix) {
+	if (freer) {
+		if (munmap(buf, pages * PAGE))
+			fail("munmap");
+	} else if (mix == 2) {
+		if (madvise(buf, pages * PAGE, MADV_PAGEOUT))
+			fail("MADV_PAGEOUT");
+		touch(buf, pages);
+	} else if (mix) {
 		for (i = 0; i < 4 * pages; i++) {
 			volatile uint64_t *w = (uint64_t *)
 				(buf + xorshift(&s) % pages * PAGE);
@@ -646,8 +730,10 @@ static int worker(int idx, size_t pages, enum pattern p, int pct, int mix,
 	/* Check only when every worker is done, not to slow the others. */
 	else
 		sync_parent(go, done, cpu_us() - cpu);
-	check(buf, pages, p);
-	munmap(buf, pages * PAGE);
+	if (!freer) {
+		check(buf, pages, p);
+		munmap(buf, pages * PAGE);
+	}
 	cg_leave(idx);
 	return 0;
 }
@@ -682,7 +768,8 @@ static uint64_t wait_worker(int fd)
 static void run_parallel(size_t pages, enum pattern p, int pct, int mix,
 			 int k)
 {
-	const char *phases[2] = { mix ? "fill" : "out", mix ? "run" : "in" };
+	const char *phases[2] = { mix == 1 ? "fill" : "out",
+				  mix == 1 ? "run" : mix ? "free" : "in" };
 	struct sigaction sa = { .sa_handler = on_sigchld }; /* no SA_RESTART */
 	int go[2], done[2], i, ph, st, bad = 0;
 	uint64_t v[NCOUNTERS], t, cpu;
@@ -748,7 +835,7 @@ int main(int argc, char **argv)
 		case 'k': k = atoi(optarg); break;
 		case 'l': pct = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|scatter|exit|memcg|par|mix -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
+			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|scatter|exit|reject|memcg|par|mix|pfree -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -759,7 +846,8 @@ int main(int argc, char **argv)
 	errno = 0;
 	if (!found)
 		fail("unknown pattern");
-	if (k < 1 || pct < 1 || pct > 100 || mib < 1)
+	if (k < 1 || pct < 1 || (pct > 100 && strcmp(driver, "reject")) ||
+	    mib < 1)
 		fail("bad -k, -l or -m");
 	pages = mib * 1024 * 1024 / PAGE;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -772,12 +860,16 @@ int main(int argc, char **argv)
 		run_scatter(pages, p);
 	else if (!strcmp(driver, "exit"))
 		run_exit(pages, p);
+	else if (!strcmp(driver, "reject"))
+		run_reject(pages, p, pct);
 	else if (!strcmp(driver, "memcg"))
 		worker(0, pages, p, pct, 0, -1, -1);
 	else if (!strcmp(driver, "par"))
 		run_parallel(pages, p, pct, 0, k);
 	else if (!strcmp(driver, "mix"))
 		run_parallel(pages, P_MIX4, pct, 1, k);
+	else if (!strcmp(driver, "pfree"))
+		run_parallel(pages, p, pct, 2, k);
 	else
 		fail("unknown driver");
 	return 0;
