@@ -498,7 +498,11 @@ wrap() { fold -s -w 72 | sed 's/ *$//'; }
 		        sys.exit(f'{path}: its message names no "(<id> in mm-stable"')
 		    print(f'  {cid.group(1)} ("{subj}")')
 		PY
-		echo "Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins written from their description give $ZS_UPSTREAM their interface." | wrap
+		read -r bc bcwhere < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+			"$REPO_DIR/patches/mm-stable/base-commit")
+		echo "Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins that follow the mm tree's text there give $ZS_UPSTREAM their code." | wrap
+		echo
+		echo "base-commit: $bc ($bcwhere)"
 	elif [ -n "$ZS_UPSTREAM" ]; then
 		echo "Based on $ZS_UPSTREAM; tested on $ZS_BASE_DESC." | wrap
 	else

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Check that a series applies to upstream's mm tree as it is, not only to
+# this repository's stand-ins for it: each patch, in order, with git apply
+# (its --check first) onto a scratch copy of the files the series touches,
+# taken from MM, a checkout of the mm tree or any folder that holds those
+# files at their paths (mm/zswap.c read from the linux-mm/linux-mm mirror
+# at a commit, say). MM itself is only read.
+#
+#   ci/upstream/check-mm-apply.sh MM [SERIES]
+#
+# SERIES defaults to patches/mainline/series. Prints a line a patch;
+# exits 1, naming the patch and the file, at the first that does not
+# apply, 2 on bad input.
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 MM [SERIES]" >&2
+	exit 2
+fi
+mm=$1
+series=${2:-$REPO_DIR/patches/mainline/series}
+[ -d "$mm" ] || { echo "error: MM '$mm': no such folder" >&2; exit 2; }
+[ -f "$series" ] || { echo "error: SERIES '$series': no such file" >&2; exit 2; }
+load_series "$series"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for p in "${patches[@]}"; do
+	while read -r f; do
+		[ -e "$work/$f" ] && continue
+		if [ ! -f "$mm/$f" ]; then
+			echo "error: $(basename "$p") touches $f, which $mm does not have" >&2
+			exit 1
+		fi
+		mkdir -p "$work/$(dirname "$f")"
+		cp "$mm/$f" "$work/$f"
+	done < <(git apply --numstat "$p" | cut -f3)
+done
+
+for p in "${patches[@]}"; do
+	if ! out=$(cd "$work" && git apply --check -v "$p" 2>&1); then
+		echo "$out" | grep -E '^(error|Checking)' >&2
+		echo "NOT APPLYING: $(basename "$p") to $mm" >&2
+		exit 1
+	fi
+	(cd "$work" && git apply "$p")
+	hunks=$(echo "$out" | grep -E '^Hunk' | paste -sd' ') || true
+	echo "ok: $(basename "$p") applies${hunks:+: $hunks}${hunks:- cleanly, at the lines it names}"
+done
