@@ -121,7 +121,7 @@ stage "series is patches/mainline/series" diff -u \
 opts=(--variants none --debug none --kcsan none --gates none)
 case $base in
 mainline)
-	opts=(--variants none --debug last --debug-only test_zswap,zswap_lockfree
+	opts=(--variants none --debug last --debug-only "test_zswap,zswap_lockfree"
 		--kcsan none --gates none) ;;
 v6.12 | v6.1) opts+=(--boots last) ;;
 esac
