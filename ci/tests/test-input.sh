@@ -256,6 +256,13 @@ d=$(mails_as 'root <root@localhost>' localhost)
 refused "root <root@localhost>: localhost is a reserved domain" $ml --mark-sent "$d"
 helps $ml
 
+cm=ci/upstream/check-mm-apply.sh
+echo "# $cm"
+refused "usage: " $cm
+refused "MM '/nope': no such folder" $cm /nope
+refused "SERIES '/nope': no such file" $cm "$tmp/folder" /nope
+helps $cm
+
 echo "# good input goes on to the work"
 mkdir -p "$tmp/kernel/lib"
 touch "$tmp/kernel/Makefile"

@@ -11,19 +11,21 @@
 #
 # SERIES defaults to patches/mainline/series. Prints a line a patch;
 # exits 1, naming the patch and the file, at the first that does not
-# apply, 2 on bad input.
+# apply, or at once on bad input.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
+case ${1-} in
+-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0" | sed -e 's/^# \{0,1\}//'; exit 0 ;;
+esac
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: $0 MM [SERIES]" >&2
-	exit 2
+	die "usage: $0 MM [SERIES] (see --help)"
 fi
 mm=$1
 series=${2:-$REPO_DIR/patches/mainline/series}
-[ -d "$mm" ] || { echo "error: MM '$mm': no such folder" >&2; exit 2; }
-[ -f "$series" ] || { echo "error: SERIES '$series': no such file" >&2; exit 2; }
+[ -d "$mm" ] || die "MM '$mm': no such folder"
+check_series SERIES "$series"
 load_series "$series"
 
 work=$(mktemp -d)
