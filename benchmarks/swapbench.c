@@ -456,9 +456,9 @@ static void check(char *buf, size_t pages, enum pattern p)
 		}
 }
 
-/* Fill a buffer in memcg 0 and push it out with MADV_PAGEOUT (phase "out");
- * an asynchronous device leaves folios in the swap cache, under
- * writeback, where swap-in would find them: push those out too. */
+/* Push a buffer out with MADV_PAGEOUT (phase "out"); an asynchronous
+ * device leaves folios in the swap cache, under writeback, where swap-in
+ * would find them: push those out too. */
 static void push_out(char *buf, size_t pages)
 {
 	uint64_t v[NCOUNTERS], t;
@@ -483,6 +483,7 @@ static void push_out(char *buf, size_t pages)
 	report("out", t, v);
 }
 
+/* Fill a buffer in memcg 0 and push it out. */
 static char *pushed_out(size_t pages, enum pattern p)
 {
 	char *buf;
@@ -574,7 +575,7 @@ static void run_scatter(size_t pages, enum pattern p)
 static void run_reject(size_t pages, enum pattern p, size_t folio_kb)
 {
 	size_t hold = 6144, len = pages * PAGE, align = folio_kb * 1024, i;
-	char *h, *buf;
+	char *h, *m, *buf;
 
 	cg_enter(1, 0, 0);
 	put(cgpath(1, "memory.zswap.writeback"), "0", 0);
@@ -591,17 +592,18 @@ static void run_reject(size_t pages, enum pattern p, size_t folio_kb)
 
 	cg_enter(0, 0, 0);
 	/* Aligned to the folio size, so that every fault maps a whole one. */
-	buf = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	m = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		fail("mmap");
-	buf += (align - (uintptr_t)buf % align) % align;
+	buf = m + (align - (uintptr_t)m % align) % align;
 	if (madvise(buf, len, MADV_HUGEPAGE))
 		fail("MADV_HUGEPAGE");
 	fill(buf, pages, p);
 	push_out(buf, pages);
 	touch(buf, pages);
 	check(buf, pages, p);
+	munmap(m, len + align);
 	cg_leave(0);
 	for (i = 0; i < hold; i++)
 		if (!page_ok((uint64_t *)(h + i * PAGE), P_MIX4, 4 * i + 2)) {
