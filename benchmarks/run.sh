@@ -422,12 +422,11 @@ modes=${modes//wall/$wall}
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "modes: $modes"
 	echo "wall: ${wall:-none}, $smp vCPUs"
+	lsboot="$wall, $smp vCPUs"
+	[ "$lsaccel" = wall ] ||
+		lsboot="icount, 1 vCPU (hold and wait times are counts of instructions)"
 	[[ ",$modes," == *,lockstat,* ]] &&
-		if [ "$lsaccel" = icount ]; then
-			echo "lockstat: icount, 1 vCPU (hold and wait times are counts of instructions), configs/lockstat.config on top of the bench configs, $lsruns runs a point"
-		else
-			echo "lockstat: $wall, $smp vCPUs, configs/lockstat.config on top of the bench configs, $lsruns runs a point"
-		fi
+		echo "lockstat: $lsboot, configs/lockstat.config on top of the bench configs, $lsruns runs a point"
 	echo "sizes: $mib MiB a workload, $procs processes in parallel, memcg limit 25%, compile job ${ccobjs//,/ } under memory.max $cclimit MiB (if its group ran), guest $mem MiB, $runs runs a point and mode, brd swap of $swap_mib MiB, swap-cache swap on virtio-blk ($swap_mib MiB, wall-clock) or loop on ramfs ($((mib + 64)) MiB, icount)"
 	# Resuming into the same --out: the first command made the boots kept.
 	if [ -f "$out/meta" ]; then

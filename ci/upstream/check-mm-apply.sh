@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Check that a series applies to upstream's mm tree as it is, not only to
 # this repository's stand-ins for it: each patch, in order, with git apply
-# (its --check first) onto a scratch copy of the files the series touches,
+# onto a scratch copy of the files the series touches,
 # taken from MM, a checkout of the mm tree or any folder that holds those
 # files at their paths (mm/zswap.c read from the linux-mm/linux-mm mirror
 # at a commit, say). MM itself is only read.
@@ -42,13 +42,13 @@ for p in "${patches[@]}"; do
 	done < <(git apply --numstat "$p" | cut -f3)
 done
 
+# git apply changes nothing unless the whole patch applies.
 for p in "${patches[@]}"; do
-	if ! out=$(cd "$work" && git apply --check -v "$p" 2>&1); then
+	if ! out=$(cd "$work" && git apply -v "$p" 2>&1); then
 		echo "$out" | grep -E '^(error|Checking)' >&2
 		echo "NOT APPLYING: $(basename "$p") to $mm" >&2
 		exit 1
 	fi
-	(cd "$work" && git apply "$p")
 	hunks=$(echo "$out" | grep -E '^Hunk' | paste -sd' ') || true
 	echo "ok: $(basename "$p") applies${hunks:+: $hunks}${hunks:- cleanly, at the lines it names}"
 done
