@@ -249,6 +249,31 @@ if [ -z "$(head -n1 "$cover")" ] || [ -n "$(sed -n 2p "$cover")" ]; then
 fi
 state=$sdir/b4.json
 
+# The series these patches go with (goes-with: a folder of patches/, such
+# as mainline for its kselftests): the cover letter names its subject and,
+# once it is recorded as sent, links to it; until then --send is refused,
+# as the list would get tests for a patch it has not seen.
+with_line="" with_link=""
+if [ -f "$sdir/goes-with" ]; then
+	with=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$sdir/goes-with")
+	wdir=$REPO_DIR/patches/$with
+	[ -f "$wdir/series" ] || die "$sdir/goes-with: no series folder patches/$with"
+	wsubj=$(load_series "$wdir/series" &&
+		sed -n '/^Subject: /{s/^Subject: \[[^]]*\] //;N;s/\n / /;s/\n.*//;p;q}' "${patches[0]}")
+	wmsgid=""
+	if [ -f "$wdir/b4.json" ]; then
+		wmsgid=$(st_last_msgid=""; eval "$(python3 "$state_py" state "$wdir/b4.json")" &&
+			echo "$st_last_msgid")
+	fi
+	if [ -n "$wmsgid" ]; then
+		with_line="They go with \"$wsubj\":"
+		with_link="https://lore.kernel.org/r/$wmsgid"
+	else
+		[ -z "$send" ] || die "--send: patches/$with, which these patches go with ($sdir/goes-with), is not recorded as sent: send it first. Nothing was sent."
+		with_line="They go with \"$wsubj\", posted separately."
+	fi
+fi
+
 # Addresses the series' mails go to beyond get_maintainer.pl's: the
 # series folder's cc file, one "Name <address>" a line, each with a
 # comment saying why (# to the end of the line).
@@ -481,6 +506,11 @@ fi
 wrap() { fold -s -w 72 | sed 's/ *$//'; }
 {
 	printf '%s\n\n' "$(cat "$cover")"
+	if [ -n "$with_line" ]; then
+		echo "$with_line" | wrap
+		[ -z "$with_link" ] || echo "$with_link"
+		echo
+	fi
 	if [ "${ZS_STANDINS:-0}" -gt 0 ] &&
 		[ "$(realpath "$sdir")" = "$REPO_DIR/patches/mainline" ]; then
 		# The series needs the mm-stable commits that the base's
@@ -501,6 +531,14 @@ wrap() { fold -s -w 72 | sed 's/ *$//'; }
 		read -r bc bcwhere < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
 			"$REPO_DIR/patches/mm-stable/base-commit")
 		echo "Made and tested on $ZS_BASE_DESC: Debian serves no tree with those commits yet, so stand-ins that follow the mm tree's text there give $ZS_UPSTREAM their code." | wrap
+		echo
+		echo "base-commit: $bc ($bcwhere)"
+	elif [ -f "$sdir/base-commit" ]; then
+		# A series cut against the mm tree's text (its base-commit
+		# file: the commit, where to fetch it), tested on the base.
+		read -r bc bcwhere < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+			"$sdir/base-commit")
+		echo "Based on the mm tree at the commit below; applies to ${ZS_UPSTREAM:-the base} as well, and tested there ($ZS_BASE_DESC)." | wrap
 		echo
 		echo "base-commit: $bc ($bcwhere)"
 	elif [ -n "$ZS_UPSTREAM" ]; then
