@@ -94,6 +94,26 @@ def added_lines(series):
     return str(n)
 
 
+def kselftest_time(rel, label):
+    """A binary's seconds on one kernel, from a table of kselftest-time.py."""
+    for line in read(rel).splitlines():
+        f = line.split('\t')
+        if f[0] == label:
+            return f'{f[1]} s' if f[1] != '-' else 'no time (the guest crashed)'
+    raise SystemExit(f'{rel}: no line {label}')
+
+
+def kselftest_failed(rel, label):
+    """The cases that failed on one kernel, from the same table."""
+    for line in read(rel).splitlines():
+        f = line.split('\t')
+        if f[0] == label:
+            return f[4] if len(f) > 4 else 'none (the guest crashed)'
+    raise SystemExit(f'{rel}: no line {label}')
+
+
+KS = 'docs/timing/kselftests.txt'
+
 FIGURES = {
     'patches-mainline': lambda: count('patches/mainline/series'),
     'patches-selftests': lambda: count('patches/selftests-zswap/series'),
@@ -119,6 +139,12 @@ FIGURES = {
     'swapon-fail-mib': lambda: c_default('selftests/zswap/zswap_swapon_fail.c',
                                          r'#define SF_SWAP_MIB\s+([0-9]+)'),
     'selftests-added': lambda: added_lines('patches/selftests-zswap/series'),
+    'tz-good': lambda: kselftest_time(KS, 'good'),
+    'tz-leak-entry': lambda: kselftest_time(KS, 'leak-entry'),
+    'tz-leak-entry-failed': lambda: kselftest_failed(KS, 'leak-entry'),
+    'tz-range-skips-last': lambda: kselftest_time(KS, 'range-skips-last'),
+    'tz-range-skips-last-failed': lambda: kselftest_failed(KS, 'range-skips-last'),
+    'tz-before-leak-entry': lambda: kselftest_time(KS, 'before-leak-entry'),
     'test-cold': lambda: minutes('docs/timing/test-cold.txt'),
     'test-warm': lambda: minutes('docs/timing/test-warm.txt'),
     'main-cold': lambda: minutes('docs/timing/main-cold.txt'),

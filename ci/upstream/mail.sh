@@ -504,8 +504,16 @@ fi
 # The cover letter: cover-letter.txt, the base, and from v2 on the
 # changes since the revision sent last.
 wrap() { fold -s -w 72 | sed 's/ *$//'; }
+# The cover letter's own changelog ("Changes in vN:" to the end) goes
+# last, after what the series goes with and what it is based on, so that
+# the link to the last revision and the range-diff follow it.
+changes_at=$(grep -n -i -m1 '^changes in v[0-9]*:' "$cover" | cut -d: -f1 || true)
 {
-	printf '%s\n\n' "$(cat "$cover")"
+	if [ -n "$changes_at" ]; then
+		printf '%s\n\n' "$(head -n $((changes_at - 1)) "$cover")"
+	else
+		printf '%s\n\n' "$(cat "$cover")"
+	fi
 	if [ -n "$with_line" ]; then
 		echo "$with_line" | wrap
 		[ -z "$with_link" ] || echo "$with_link"
@@ -546,11 +554,16 @@ wrap() { fold -s -w 72 | sed 's/ *$//'; }
 	else
 		echo "Based on $ZS_BASE_DESC." | wrap
 	fi
-	if [ -n "$st_last" ]; then
+	if [ -n "$changes_at" ]; then
 		echo
+		tail -n +"$changes_at" "$cover"
+	fi
+	if [ -n "$st_last" ]; then
+		[ -n "$changes_at" ] || echo
 		if ! grep -qi "^changes in v$rev\b" "$cover"; then
-			printf -- '---\nChanges in v%s:\n- ' "$rev"
+			printf -- '---\nChanges in v%s:\n' "$rev"
 		fi
+		printf -- '- '
 		echo "Link to v$st_last: https://lore.kernel.org/r/$st_last_msgid"
 		if [ -n "$compared" ]; then
 			say "mail: b4 prep --compare-to v$st_last"

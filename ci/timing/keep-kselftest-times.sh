@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Keep in docs/timing/kselftests.txt how long test_zswap ran in the guest
+# on the good kernel and on each broken one, from the results of a run of
+# the test command (ci/jobs/test.sh): its series stage (the last point of
+# mainline) and its selftests-zswap fault stage. ci/timing/figures.py reads
+# the figures of docs/tests.md from it.
+#
+#   ci/timing/keep-kselftest-times.sh RESULTS [BEFORE_ROW]
+#
+# RESULTS: results/test-<date> of ci/jobs/test.sh. BEFORE_ROW: a row folder
+# of the same fault (leak-entry) with the tests as they were before, kept
+# as the line before-leak-entry.
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+{ [ $# -ge 1 ] && [ $# -le 2 ]; } || die "usage: $0 RESULTS [BEFORE_ROW]"
+res=$1
+[ -d "$res/series-mainline" ] || die "$res: no series-mainline (not ci/jobs/test.sh results)"
+[ -d "$res/faults-selftests-zswap" ] || die "$res: no faults-selftests-zswap"
+good=$(find "$res/series-mainline" -maxdepth 1 -name '*-default' | sort | tail -n 1)
+rows=("good=$good")
+for f in "$res"/faults-selftests-zswap/*/; do
+	f=${f%/}
+	row=$(find "$f/run" -maxdepth 1 -name '*-default' | sort | tail -n 1)
+	[ -n "$row" ] && rows+=("$(basename "$f")=$row")
+done
+[ $# -lt 2 ] || rows+=("before-leak-entry=$2")
+out=$REPO_DIR/docs/timing/kselftests.txt
+{
+	echo "# ci/timing/keep-kselftest-times.sh $*"
+	echo "# kept $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$(dirname "$res")/.." rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "# host: $(nproc) CPUs; the guest: TCG, as ci/5-boot/boot.sh runs it"
+	python3 "$CI_DIR/timing/kselftest-time.py" test_zswap "${rows[@]}"
+} >"$out"
+cat "$out"

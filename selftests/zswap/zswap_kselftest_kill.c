@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_zswap (the kselftest, with the cases of patches/selftests-zswap)
+ * killed with SIGKILL in the middle of a case must leave the host as it
+ * found it: its guard puts back what the case changed. Each case here runs
+ * test_zswap in a process group of its own, waits until the change shows
+ * (a zram swap device of its own in /proc/swaps; the 64 KiB mTHP setting
+ * set to madvise), kills the whole group and waits for the change to go.
+ * Skips where test_zswap is not in the image or never makes the change
+ * (a tree without those cases).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "zswap_util.h"
+
+#define KK_THP "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled"
+/* How long test_zswap may take to reach the case, and the guard to act */
+#define KK_REACH_MS 120000
+#define KK_UNDO_MS 5000
+
+static bool zram_swapped_on(void)
+{
+	char line[256];
+	bool on = false;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	while (f && !on && fgets(line, sizeof(line), f))
+		on = !strncmp(line, "/dev/zram", 9);
+	if (f)
+		fclose(f);
+	return on;
+}
+
+static bool thp_madvise(void)
+{
+	char buf[128];
+
+	return read_text(KK_THP, buf, sizeof(buf)) > 0 &&
+	       strstr(buf, "[madvise]");
+}
+
+/* Poll @cond every 10 ms for @ms; the milliseconds it took, or -1 */
+static long wait_for(bool (*cond)(void), bool want, long ms, pid_t pid)
+{
+	long t;
+
+	for (t = 0; t < ms; t += 10) {
+		if (cond() == want)
+			return t;
+		if (pid > 0 && waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* Run test_zswap until @changed shows, kill its group, time the undo */
+static void kill_when(struct __test_metadata *_metadata,
+		      bool (*changed)(void), const char *what)
+{
+	long reach, undo;
+	pid_t pid;
+
+	if (access("./test_zswap", X_OK))
+		SKIP(return, "no test_zswap next to this test");
+	ASSERT_FALSE(changed()) TH_LOG("%s before test_zswap ran", what);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		setpgid(0, 0);
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(1);
+		execl("./test_zswap", "test_zswap", NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	reach = wait_for(changed, true, KK_REACH_MS, pid);
+	if (reach < 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		SKIP(return, "test_zswap ended without %s: no such case", what);
+	}
+	ASSERT_EQ(0, kill(-pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	undo = wait_for(changed, false, KK_UNDO_MS, 0);
+	TH_LOG("%s after %ld ms of test_zswap; put back %ld ms after SIGKILL",
+	       what, reach, undo);
+	EXPECT_GE(undo, 0) TH_LOG("%s still there %d ms after SIGKILL", what,
+				  KK_UNDO_MS);
+}
+
+TEST(device_removed)
+{
+	if (zram_swapped_on())
+		SKIP(return, "a zram device is swapped on already");
+	kill_when(_metadata, zram_swapped_on, "a zram swap device");
+}
+
+TEST(thp_setting_restored)
+{
+	char old[128];
+
+	if (read_text(KK_THP, old, sizeof(old)) <= 0)
+		SKIP(return, "no %s", KK_THP);
+	/* The case sets madvise: start from another setting to see it */
+	if (strstr(old, "[madvise]"))
+		ASSERT_LT(0, write_text(KK_THP, "never", 5));
+	kill_when(_metadata, thp_madvise, "the 64 KiB mTHP setting at madvise");
+	if (strstr(old, "[madvise]"))
+		ASSERT_LT(0, write_text(KK_THP, "madvise", 7));
+}
+
+TEST_HARNESS_MAIN
