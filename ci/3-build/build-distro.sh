@@ -41,49 +41,8 @@ if ! cmp -s <(xzcat "$config") "$build/config.distro" 2>/dev/null; then
 	mk olddefconfig
 fi
 
-# The files the series touches, from the patches themselves: the tree may
-# stand at any point, and a file the later patches add may not exist yet.
-files=$(sed -n 's|^+++ b/||p' "$@" | sort -u)
-objs=()
-add_obj() {
-	local c=$1
-	case $c in tools/*|scripts/*|Documentation/*) return ;; esac
-	# A file a later patch adds is not there yet: nothing to compile. (An
-	# "&&" here would make the function, and under set -e the script,
-	# fail without a word.)
-	[ -f "$tree/$c" ] || return 0
-	objs+=("${c%.c}.o")
-}
-for f in $files; do
-	case $f in
-	*.c) add_obj "$f" ;;
-	*.h)
-		# The objects that include the header, by its include path.
-		case $f in include/*) inc=${f#include/} ;; *) inc=$(basename "$f") ;; esac
-		while IFS= read -r c; do
-			add_obj "$c"
-		done < <(git -C "$tree" grep -l -F "#include <$inc>" -- '*.c' 2>/dev/null
-			git -C "$tree" grep -l -F "#include \"$(basename "$f")\"" \
-				-- "$(dirname "$f")/*.c" 2>/dev/null)
-		;;
-	esac
-done
-mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
-
-# configured OBJ: whether this configuration builds OBJ, from the
-# "obj-$(CONFIG_X) += OBJ" line of its folder's Makefile (compiled alone,
-# an object the configuration leaves out need not compile at all, as
-# memcontrol-v1.o without CONFIG_MEMCG_V1). Without such a line: yes.
-configured() {
-	local sym
-	sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*+=.*[[:space:]]$(basename "$1")\([[:space:]].*\)\{0,1\}\$/\1/p" \
-		"$tree/$(dirname "$1")/Makefile" | head -n1)
-	[ -z "$sym" ] || grep -qE "^$sym=(y|m)\$" "$build/.config"
-}
-built=()
-for o in "${objs[@]}"; do
-	if configured "$o"; then built+=("$o"); else echo "not in this configuration: $o"; fi
-done
-[ ${#built[@]} -gt 0 ] || die "the series touches no object this configuration builds"
+# The objects, and on stderr those this configuration leaves out.
+objs=$("$(dirname "$0")/objects.sh" "$tree" "$build" "$@") || exit 1
+mapfile -t built <<<"$objs"
 printf 'objects: %s\n' "${built[*]}"
 mk -j"$(nproc)" "${built[@]}"

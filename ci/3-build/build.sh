@@ -12,7 +12,8 @@
 # the last fragment is checked (a variant that turns off what the others
 # need). ARCH comes from the environment (default x86_64). With
 # ZS_SANITIZE_ONLY (.c files of the tree, e.g. "mm/zswap.c lib/xarray.c")
-# and CONFIG_KCSAN, only those files are instrumented.
+# and CONFIG_KCSAN, only those files are instrumented. With ZS_OBJECTS_OF
+# (patch files), only the objects they touch are compiled, not bzImage.
 set -euo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
@@ -116,8 +117,18 @@ for c in ${ZS_SANITIZE_ONLY:-}; do
 	san+=("KCSAN_SANITIZE_$(basename "$c" .c).o=y")
 done
 [ ${#san[@]} -eq 0 ] || san+=(KCSAN_SANITIZE=n)
+# ZS_OBJECTS_OF (patch files): compile only the objects those patches
+# touch (ci/3-build/objects.sh), not the kernel: no whole build.
+targets=(bzImage)
+if [ -n "${ZS_OBJECTS_OF:-}" ]; then
+	# shellcheck disable=SC2086 # a list of patch paths without spaces
+	mapfile -t targets < <("$(dirname "$0")/objects.sh" "$tree" "$build" $ZS_OBJECTS_OF) ||
+		exit 1
+	[ ${#targets[@]} -gt 0 ] || exit 1
+	echo "objects: ${targets[*]}"
+fi
 rc=0
-make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" bzImage 2>&1 || rc=$?
+make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" "${targets[@]}" 2>&1 || rc=$?
 # For ci/timing/timing.py (timed in ci/lib.sh): the objects of this folder
 # that were compiled through ccache, each with a .cmd file naming it, as
 # many as a build from an empty folder compiles. The build compiled fewer

@@ -9,8 +9,11 @@
 # (and ccache the rest).
 #
 #   ci/jobs/bisect.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE] [--results DIR]
-#                build|boot|TEST
+#                objects|build|boot|TEST
 #
+# objects: only the objects the series touches compile, with the guest's
+# configuration (ci/3-build/objects.sh; no whole build, in a build folder
+# of its own), as ci/jobs/compile-series.sh compiles them.
 # TEST is a program of selftests/tests.list, or PROFILE:TEST for one of
 # another boot of ci/5-boot/profiles (e.g. noswap:swapcg_noswap). The base must
 # pass the check and the last point fail it. Each point is judged by
@@ -30,7 +33,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 base=${ZS_BASE:-mainline} series="" results="" check=""
-usage="usage: $0 [--base B] [--series FILE] [--results DIR] build|boot|TEST"
+usage="usage: $0 [--base B] [--series FILE] [--results DIR] objects|build|boot|TEST"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
@@ -65,7 +68,7 @@ fi
 # its profile's boot.
 opts="" test="" pname=""
 case $check in
-build) ;;
+build|objects) ;;
 boot) opts="zs.only=-" ;;
 *:*)
 	pname=${check%%:*} test=${check#*:}
@@ -96,7 +99,7 @@ results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
 
-if [ "$check" != build ]; then
+if [ "$check" != build ] && [ "$check" != objects ]; then
 	# Once, from the base with the base's tests series on top (as
 	# run-series.sh does at a point whose patch leaves the selftests).
 	say "image: building the selftests against the base tree"
@@ -118,14 +121,19 @@ point_ok() {
 	mkdir -p "$d"
 	to_point "$k" "$d/apply.log" ||
 		die "point $k: $(sed -n 's/^APPLY FAILED: //p' "$d/apply.log") (see $d/apply.log)"
-	bdir=$(build_folder default)
-	say "bisect: point $k ($(point_name "$k")): build"
+	if [ "$check" = objects ]; then
+		bdir=$CACHE_DIR/build/$ZS_TAG-objects-guest
+		export ZS_OBJECTS_OF="${patches[*]}"
+	else
+		bdir=$(build_folder default)
+	fi
+	say "bisect: point $k ($(point_name "$k")): build${ZS_OBJECTS_OF:+ of the objects of the series}"
 	if timed "$d/times" build "$CI_DIR/3-build/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >"$d/steps"
 	else
 		echo "build fail" >"$d/steps"
 	fi
-	if [ "$check" != build ] && grep -qx 'build ok' "$d/steps"; then
+	if [ "$check" != build ] && [ "$check" != objects ] && grep -qx 'build ok' "$d/steps"; then
 		say "bisect: point $k: boot${test:+ and $test}"
 		bootdir=$d${pname:+/$pname}
 		timed "$d/times" "boot${pname:+-$pname}" "$CI_DIR/5-boot/boot.sh" --timeout 1500 --append "$opts" \
@@ -135,7 +143,7 @@ point_ok() {
 	fi
 	{
 		printf 'point %s: %s: ' "$k" "$check"
-		python3 "$CI_DIR/6-verdict/verdict.py" check "$d" "$check" || rc=$?
+		python3 "$CI_DIR/6-verdict/verdict.py" check "$d" "${check/#objects/build}" || rc=$?
 	} >"$d/verdict"
 	case $rc in
 	0) return 0 ;;

@@ -3,7 +3,9 @@
 # The test command: test the judge on its fixtures and the commands'
 # refusals of bad input (seconds), lint the pipeline, run the mainline
 # series (every point green, and its debug row), then check that injected
-# faults are caught, that the mails are written as they must be and that
+# faults are caught, that the mails are written as they must be, that the
+# LTS backports apply, pass checkpatch and compile (the objects they touch,
+# with Debian's configuration and the guest's) at every point, and that
 # bisection names a broken patch. Not those faults judged on a KCSAN row
 # or a variant build, each a whole kernel build of its own, which
 # ci/tests/test-faults.sh without --no-kcsan --no-variants runs. Ends with
@@ -148,8 +150,22 @@ if [ "$base" = mainline ]; then
 	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
 		"$CI_DIR/tests/test-mail.sh"
 fi
-# On a base that has a patch that breaks the build to plant.
-if [ -f "$CI_DIR/tests/faults/$base/build-break.patch" ]; then
+if [ "$base" = mainline ]; then
+	# The LTS backports at every point, on the trees Debian serves today:
+	# apply, checkpatch, and the objects they touch compiled with Debian's
+	# configuration and the guest's, no whole build (ci/jobs/compile-series.sh).
+	for lts in v6.12 v6.1; do
+		stage "$lts: every point applies, passes checkpatch, compiles" \
+			"$CI_DIR/jobs/compile-series.sh" --base "$lts" \
+			--results "$out/compile-$lts"
+	done
+	# A patch that breaks the build planted in v6.12's series (ten points):
+	# the bisection by compiling the objects, and the check above, name it.
+	stage "bisect and the compile check name a broken v6.12 patch" \
+		"$CI_DIR/tests/test-bisect.sh" --base v6.12 --check objects \
+		--results "$out/bisect-v6.12"
+elif [ -f "$CI_DIR/tests/faults/$base/build-break.patch" ]; then
+	# On a base that has a patch that breaks the build to plant.
 	stage "bisect names a broken patch on $base" \
 		"$CI_DIR/tests/test-bisect.sh" --base "$base" \
 		--results "$out/bisect-$base"

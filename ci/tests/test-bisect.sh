@@ -4,25 +4,31 @@
 # into its series after the second patch (after the first when the series
 # has one; the patches after it do not touch the lines it breaks, so they
 # still apply) and check that bisecting the build names that patch.
+# With --check objects, the bisection is judged by compiling the objects the
+# series touches (no whole build), and ci/jobs/compile-series.sh must fail
+# at that patch too, naming it, after the points before it passed.
 #
-#   ci/tests/test-bisect.sh [--base mainline|v6.12] [--results DIR]
+#   ci/tests/test-bisect.sh [--base mainline|v6.12] [--check build|objects]
+#                           [--results DIR]
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=mainline
+base=mainline check=build
 results=$REPO_DIR/results/test-bisect-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base mainline|v6.12] [--results DIR]"
+usage="usage: $0 [--base mainline|v6.12] [--check build|objects] [--results DIR]"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
 	--results) results=${2-} ;;
+	--check) check=${2-} ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 ($usage)" ;;
 	esac
 	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
 	shift 2
 done
+case $check in build|objects) ;; *) die "--check $check: build or objects ($usage)" ;; esac
 fault=$CI_DIR/tests/faults/$base/build-break.patch
 [ -f "$fault" ] || die "--base $base: no ci/tests/faults/$base/build-break.patch to plant ($usage)"
 mkdir -p "$results/series"
@@ -43,10 +49,22 @@ for i in "${!patches[@]}"; do
 done
 
 out=$("$CI_DIR/jobs/bisect.sh" --base "$base" --series "$broken/series" \
-	--results "$results/bisect" build | tee "$results/bisect.txt") || true
+	--results "$results/bisect" "$check" | tee "$results/bisect.txt") || true
 if grep -q "^first bad: $name (point $((at + 2)) of " <<<"$out"; then
-	echo "ok - bisect names the patch that breaks the build"
+	echo "ok - bisect ($check) names the patch that breaks the build"
 else
-	echo "not ok - bisect should name $name at point $((at + 2))"
+	echo "not ok - bisect ($check) should name $name at point $((at + 2))"
+	exit 1
+fi
+[ "$check" = objects ] || exit 0
+rc=0
+out=$("$CI_DIR/jobs/compile-series.sh" --base "$base" --series "$broken/series" \
+	--results "$results/compile" | tee "$results/compile.txt") || rc=$?
+good=$(grep -c "^ok - series $((at + 1))/" <<<"$out" || true)
+if [ $rc -ne 0 ] && [ "$good" -ge 2 ] &&
+	grep -q "^not ok - series $((at + 2))/[0-9]* $name.patch: objects, " <<<"$out"; then
+	echo "ok - the compile check names the patch that breaks the build"
+else
+	echo "not ok - ci/jobs/compile-series.sh should fail at $name (exit $rc)"
 	exit 1
 fi

@@ -157,7 +157,16 @@ echo "# $tb"
 refused "unknown option --bogus" $tb --bogus
 refused "--base needs a value" $tb --base
 refused "--base v6.1: no ci/tests/faults/v6.1/build-break.patch" $tb --base v6.1
+refused "--check boot: build or objects" $tb --check boot
 helps $tb
+
+cs=ci/jobs/compile-series.sh
+echo "# $cs"
+refused "unknown option --bogus" $cs --bogus
+refused "--base 'v9.9': no such base" $cs --base v9.9
+refused "--series '/nope': no such file" $cs --series /nope
+refused "--results needs a value" $cs --results
+helps $cs
 
 ts=ci/jobs/test.sh
 echo "# $ts"

@@ -81,7 +81,8 @@ static void kill_when(struct __test_metadata *_metadata,
 	if (reach < 0) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		SKIP(return, "test_zswap ended without %s: no such case", what);
+		SKIP(return, "test_zswap showed no %s within %d s (no such case, or a slow kernel)",
+		     what, KK_REACH_MS / 1000);
 	}
 	ASSERT_EQ(0, kill(-pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));

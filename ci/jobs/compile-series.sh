@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The light check of a series at every point, with no whole kernel build:
+# apply patch k onto the base tree Debian serves that day (its version
+# printed), checkpatch it as the main job does, and compile the objects the
+# series touches (ci/3-build/objects.sh) with Debian's own configuration
+# for the kernel (linux-config-X.Y, ci/3-build/build-distro.sh) and with the
+# guest's (ci/3-build/build.sh with ZS_OBJECTS_OF), each after the
+# configuration's "make prepare", in build folders of their own. The
+# objects are those of the whole series at every point, so each folder
+# stays incremental; an object a later patch adds is left out until then.
+#
+#   ci/jobs/compile-series.sh [--base v6.12|v6.1|mainline|PATH]
+#                             [--series FILE] [--results DIR]
+#
+# Defaults: --base v6.12, the base's series, results under
+# results/compile-<base>-<date>/. Prints a line per point and step; a
+# failure names the series, the patch, and the file that did not apply or
+# the object that did not compile (its log kept in the results); the
+# points after a failing one are not checked. Exit 0 when every point
+# applied, passed checkpatch and compiled.
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+base=v6.12 series="" results=""
+usage="usage: $0 [--base v6.12|v6.1|mainline|PATH] [--series FILE] [--results DIR]"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) base=${2-} ;;
+	--series) series=${2-} ;;
+	--results) results=${2-} ;;
+	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
+	*) die "unknown option $1 ($usage)" ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
+	shift 2
+done
+check_base --base "$base"
+[ -z "$series" ] || check_series --series "$series"
+[ -n "$results" ] || results=$REPO_DIR/results/compile-${base//\//_}-$(date +%Y%m%d-%H%M%S)
+check_outdir --results "$results"
+mkdir -p "$results"
+results=$(realpath "$results")
+
+"$CI_DIR/deps.sh"
+say "tree: preparing base $base"
+use_tree "$base"
+tree=$ZS_TREE
+say "tree: $ZS_BASE_DESC"
+[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+series=$(realpath "$series")
+load_series "$series"
+sname=$(basename "$(dirname "$series")")
+
+# Debian's configuration, where Debian 12 ships one for this kernel.
+distro_cfg=""
+case $ZS_KVER in
+6.12.*|6.1.*)
+	xy=$(cut -d. -f1,2 <<<"$ZS_KVER")
+	"$CI_DIR/deps.sh" "linux-config-$xy" || die "cannot install linux-config-$xy"
+	distro_cfg=/usr/src/linux-config-$xy/config.amd64_none_amd64.xz
+	;;
+*) say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only" ;;
+esac
+
+fail=0
+# step K NAME LOG CMD...: run one step of point K, log to LOG; on failure
+# print why, naming the series and the patch.
+step() {
+	local k=$1 what=$2 log=$3 p
+	shift 3
+	p=$(basename "${patches[$((k - 1))]}")
+	if timed "$results/times" "$what" "$@" >"$log" 2>&1; then
+		echo "ok - $sname $k/${#patches[@]} $p: $what"
+		return 0
+	fi
+	echo "not ok - $sname $k/${#patches[@]} $p: $what failed: $(why "$what" "$log") (log: $log)"
+	fail=1
+	return 1
+}
+# why STEP LOG: the line that says what failed.
+why() {
+	case $1 in
+	apply) sed -n 's/^APPLY FAILED: //p' "$2" | tail -n1 ;;
+	checkpatch) echo "$(grep -cE '^(ERROR|WARNING|CHECK):' "$2" || true) errors, warnings or checks" ;;
+	*)
+		# The object make stopped at: gcc's "FILE:LINE:COL: error:".
+		grep -m1 -E '^[^ ]+\.[ch]:[0-9]+:[0-9]+: error:' "$2" ||
+			tail -n1 "$2" ;;
+	esac
+}
+
+for ((k = 1; k <= ${#patches[@]}; k++)); do
+	d=$results/$(printf '%02d' "$k")
+	mkdir -p "$d"
+	say "[$k/${#patches[@]}] $sname: $(basename "${patches[$((k - 1))]}")"
+	step "$k" apply "$d/apply.log" to_point "$k" "$d/apply.log" || break
+	step "$k" checkpatch "$d/checkpatch.log" \
+		"$CI_DIR/2-apply/checkpatch.sh" "$tree" "${patches[$((k - 1))]}" || true
+	if [ -n "$distro_cfg" ]; then
+		step "$k" "objects, Debian's configuration" "$d/build-debian.log" \
+			"$CI_DIR/3-build/build-distro.sh" "$tree" \
+			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${patches[@]}" || true
+	fi
+	step "$k" "objects, the guest's configuration" "$d/build-guest.log" \
+		env ZS_OBJECTS_OF="${patches[*]}" "$CI_DIR/3-build/build.sh" "$tree" \
+		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
+	if [ $fail -ne 0 ] && [ "$k" -lt ${#patches[@]} ]; then
+		echo "# points $((k + 1)) to ${#patches[@]} not checked: they stand on this one"
+		break
+	fi
+done
+reset_tree "$tree"
+echo "results: $results"
+exit $fail
