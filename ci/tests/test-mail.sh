@@ -32,7 +32,7 @@
 #   d) refusals: no user.email (nothing written, --send or not); as git
 #      identity the placeholder or root@localhost, --from at a reserved
 #      domain or a no-reply mailbox, sendemail.from at a reserved domain,
-#      --send or not: each refused within 2 seconds, naming the identity,
+#      --send or not: each refused within 10 seconds, naming the identity,
 #      before anything is written; --send of a copy of the series
 #      (--base FOLDER) in which a patch names the placeholder in a
 #      Tested-by: and a reserved domain in a Cc: tag: refused, naming the
@@ -173,13 +173,14 @@ rc_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
 # refused NAME PATTERN: the run NAME failed, saying PATTERN.
 refused() { [ "$(cat "$tmp/$1.rc")" != 0 ] && grep -q -- "$2" "$tmp/$1.err"; }
 no_mails() { [ -z "$(ls "$tmp/$1"/*.eml 2>/dev/null)" ]; }
-# at_once NAME: the run NAME ended within 2 seconds (a refusal before
-# any tree, clone or b4).
+# at_once NAME: the run NAME ended within 10 seconds: a refusal before
+# any tree, clone or b4 (half a second on an idle 2-core machine, over 2 s
+# on one busy with builds and guests; the clone and b4 take minutes).
 at_once() {
 	local ms=$(($(cat "$tmp/$1.ns") / 1000000))
-	[ "$ms" -lt 2000 ] || { echo "# $1 took $ms ms"; return 1; }
+	[ "$ms" -lt 10000 ] || { echo "# $1 took $ms ms"; return 1; }
 }
-# refused_at_once NAME PATTERN: refused, saying PATTERN, within 2 s,
+# refused_at_once NAME PATTERN: refused, saying PATTERN, within 10 s,
 # nothing written.
 refused_at_once() { refused "$1" "$2" && at_once "$1" && no_mails "$1"; }
 nothing_sent() {

@@ -2,7 +2,9 @@
 /*
  * zswap state changes while pages are swapped out: turning zswap off must
  * not lose what it holds, pages swapped out while it is off must bypass it,
- * and swapoff/swapon cycles with entries in zswap must bring every page
+ * pages it holds freed while it is off must still leave it (and their
+ * slots, used again meanwhile, read back what the device holds), and
+ * swapoff/swapon cycles with entries in zswap must bring every page
  * back intact and leave no entries or slots behind.
  *
  * Environment: ZSWAP_TOGGLE_PAGES (region, default 8192 pages),
@@ -98,6 +100,54 @@ TEST_F_TIMEOUT(toggle, disable_while_out, 120)
 	ASSERT_EQ(0, munmap(self->a, self->len));
 	ASSERT_EQ(0, munmap(self->b, self->len));
 	self->a = NULL;
+	self->b = NULL;
+	zsw_assert_baseline(_metadata, &base, "munmap");
+}
+
+/*
+ * Pages held in zswap freed while zswap is off: zswap_invalidate() must
+ * still erase their entries. Pages swapped out next, with zswap still off,
+ * take the freed slots again and must read back from the device: an entry
+ * left at a slot would be loaded in their place.
+ */
+TEST_F_TIMEOUT(toggle, free_while_off, 120)
+{
+	struct zsw_counters base;
+	long stored;
+	int ret;
+
+	if (!zsw_require(_metadata, TOGGLE_NEEDS))
+		return;
+	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
+		return;
+
+	ret = zsw_set_zswap_enabled(true);
+	ASSERT_EQ(0, ret)
+		TH_LOG("enabling zswap: %s", strerror(-ret));
+	zsw_counters(&base);
+	self->a = zsw_map(self->len);
+	ASSERT_NE(NULL, self->a);
+	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_ONES, 0);
+	zsw_pageout(_metadata, self->a, self->npages, true);
+
+	ret = zsw_set_zswap_enabled(false);
+	ASSERT_EQ(0, ret)
+		TH_LOG("disabling zswap: %s", strerror(-ret));
+	ASSERT_EQ(0, munmap(self->a, self->len));
+	self->a = NULL;
+	stored = zsw_stored_pages();
+	EXPECT_LE(stored, base.stored + zsw_tolerance())
+		TH_LOG("%ld entries left in zswap by frees while it was off",
+		       stored - base.stored);
+
+	self->b = zsw_map(self->len);
+	ASSERT_NE(NULL, self->b);
+	zsw_fill_range(self->b, 0, self->npages, ZSW_PAT_TEXT, 2);
+	zsw_pageout(_metadata, self->b, self->npages, false);
+	EXPECT_EQ(-1, zsw_check_range(self->b, 0, self->npages,
+				      ZSW_PAT_TEXT, 2))
+		TH_LOG("pages swapped out while zswap was off came back changed");
+	ASSERT_EQ(0, munmap(self->b, self->len));
 	self->b = NULL;
 	zsw_assert_baseline(_metadata, &base, "munmap");
 }
