@@ -132,8 +132,9 @@ make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" "${targets[@]}"
 # For ci/timing/timing.py (timed in ci/lib.sh): the objects of this folder
 # that were compiled through ccache, each with a .cmd file naming it, as
 # many as a build from an empty folder compiles. The build compiled fewer
-# when most were up to date.
-if [ -n "${ZS_TIMED_OBJECTS:-}" ]; then
+# when most were up to date. Not for a build of a few objects alone
+# (ZS_OBJECTS_OF), which is never a whole build.
+if [ -n "${ZS_TIMED_OBJECTS:-}" ] && [ -z "${ZS_OBJECTS_OF:-}" ]; then
 	grep -rlE --include='.*.cmd' '^(saved)?cmd_[^ ]+ := ccache ' "$build" |
 		wc -l >"$ZS_TIMED_OBJECTS" || true
 fi

@@ -108,7 +108,7 @@ def kselftest_failed(rel, label):
     for line in read(rel).splitlines():
         f = line.split('\t')
         if f[0] == label:
-            return f[4] if len(f) > 4 else 'none (the guest crashed)'
+            return ', '.join(f[6].split(',')) if len(f) > 6 else 'none (the guest crashed)'
     raise SystemExit(f'{rel}: no line {label}')
 
 
