@@ -137,6 +137,20 @@ base_series() {
 	esac
 }
 
+# distro_config: the path of Debian's own configuration for the kernel
+# $ZS_KVER (linux-config-X.Y, installed if missing; the "debian" column and
+# ci/jobs/compile-series.sh), where Debian 12 ships one; nothing otherwise.
+distro_config() {
+	local xy
+	case $ZS_KVER in
+	6.12.*|6.1.*)
+		xy=$(cut -d. -f1,2 <<<"$ZS_KVER")
+		"$CI_DIR/deps.sh" "linux-config-$xy" >&2 || return 1
+		echo "/usr/src/linux-config-$xy/config.amd64_none_amd64.xz"
+		;;
+	esac
+}
+
 # tests_series_for KVER|BASE: the series of kselftests that the guest's
 # tests are built with at every point of a base's series, the base
 # included (docs/series.md): the zswap kselftests on mainline;

@@ -54,15 +54,9 @@ load_series "$series"
 sname=$(basename "$(dirname "$series")")
 
 # Debian's configuration, where Debian 12 ships one for this kernel.
-distro_cfg=""
-case $ZS_KVER in
-6.12.*|6.1.*)
-	xy=$(cut -d. -f1,2 <<<"$ZS_KVER")
-	"$CI_DIR/deps.sh" "linux-config-$xy" || die "cannot install linux-config-$xy"
-	distro_cfg=/usr/src/linux-config-$xy/config.amd64_none_amd64.xz
-	;;
-*) say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only" ;;
-esac
+distro_cfg=$(distro_config) || die "cannot install Debian's configuration for $ZS_KVER"
+[ -n "$distro_cfg" ] ||
+	say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only"
 
 fail=0
 # step K NAME LOG CMD...: run one step of point K, log to LOG; on failure

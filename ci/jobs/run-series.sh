@@ -143,14 +143,9 @@ check_from
 # Debian's configuration for this kernel, where Debian 12 ships one.
 distro_cfg=""
 if [ "$distro" != none ]; then
-	case $ZS_KVER in
-	6.12.*|6.1.*)
-		xy=$(cut -d. -f1,2 <<<"$ZS_KVER")
-		"$CI_DIR/deps.sh" "linux-config-$xy" || die "cannot install linux-config-$xy"
-		distro_cfg=/usr/src/linux-config-$xy/config.amd64_none_amd64.xz
-		;;
-	*) say "distro: Debian 12 has no configuration for $ZS_KVER: no debian column" ;;
-	esac
+	distro_cfg=$(distro_config) || die "cannot install Debian's configuration for $ZS_KVER"
+	[ -n "$distro_cfg" ] ||
+		say "distro: Debian 12 has no configuration for $ZS_KVER: no debian column"
 fi
 
 # selftests/since: a test that checks what a patch of this series brings is
