@@ -17,9 +17,25 @@
 #include "zswap_util.h"
 
 #define KK_THP "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled"
-/* How long test_zswap may take to reach the case, and the guard to act */
-#define KK_REACH_MS 120000
+/*
+ * How long test_zswap may take to reach the case (its whole run takes 150 s
+ * on a kernel with KASAN and lockdep in TCG), and the guard to act; each
+ * case's harness timeout covers both.
+ */
+#define KK_REACH_MS 240000
 #define KK_UNDO_MS 5000
+#define KK_TIMEOUT_S 300
+
+FIXTURE(kk) {
+};
+
+FIXTURE_SETUP(kk)
+{
+}
+
+FIXTURE_TEARDOWN(kk)
+{
+}
 
 static bool zram_swapped_on(void)
 {
@@ -93,14 +109,14 @@ static void kill_when(struct __test_metadata *_metadata,
 				  KK_UNDO_MS);
 }
 
-TEST(device_removed)
+TEST_F_TIMEOUT(kk, device_removed, KK_TIMEOUT_S)
 {
 	if (zram_swapped_on())
 		SKIP(return, "a zram device is swapped on already");
 	kill_when(_metadata, zram_swapped_on, "a zram swap device");
 }
 
-TEST(thp_setting_restored)
+TEST_F_TIMEOUT(kk, thp_setting_restored, KK_TIMEOUT_S)
 {
 	char old[128];
 
