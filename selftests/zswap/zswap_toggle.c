@@ -48,6 +48,29 @@ FIXTURE_TEARDOWN(toggle)
 		munmap(self->b, self->len);
 }
 
+/*
+ * With zswap on, @base taken first, swap a (0x01 pages) out into zswap;
+ * then turn zswap off.
+ */
+static void held_then_off(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(toggle) *self, struct zsw_counters *base)
+{
+	int ret;
+
+	ret = zsw_set_zswap_enabled(true);
+	ASSERT_EQ(0, ret)
+		TH_LOG("enabling zswap: %s", strerror(-ret));
+	zsw_counters(base);
+	self->a = zsw_map(self->len);
+	ASSERT_NE(NULL, self->a);
+	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_ONES, 0);
+	zsw_pageout(_metadata, self->a, self->npages, true);
+
+	ret = zsw_set_zswap_enabled(false);
+	ASSERT_EQ(0, ret)
+		TH_LOG("disabling zswap: %s", strerror(-ret));
+}
+
 TEST_F_TIMEOUT(toggle, disable_while_out, 120)
 {
 	struct zsw_counters base, mid;
@@ -59,20 +82,7 @@ TEST_F_TIMEOUT(toggle, disable_while_out, 120)
 	if (!zsw_require_free_swap(_metadata, 2 * self->npages + zsw_tolerance()))
 		return;
 
-	ret = zsw_set_zswap_enabled(true);
-	ASSERT_EQ(0, ret)
-		TH_LOG("enabling zswap: %s", strerror(-ret));
-	zsw_counters(&base);
-
-	/* a: into zswap while it is on */
-	self->a = zsw_map(self->len);
-	ASSERT_NE(NULL, self->a);
-	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_ONES, 0);
-	zsw_pageout(_metadata, self->a, self->npages, true);
-
-	ret = zsw_set_zswap_enabled(false);
-	ASSERT_EQ(0, ret)
-		TH_LOG("disabling zswap: %s", strerror(-ret));
+	held_then_off(_metadata, self, &base);
 	ASSERT_EQ(-1, zsw_check_range(self->a, 0, self->npages,
 				      ZSW_PAT_ONES, 0))
 		TH_LOG("pages stored with zswap on were lost when turned off");
@@ -114,25 +124,13 @@ TEST_F_TIMEOUT(toggle, free_while_off, 120)
 {
 	struct zsw_counters base;
 	long stored;
-	int ret;
 
 	if (!zsw_require(_metadata, TOGGLE_NEEDS))
 		return;
 	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
 		return;
 
-	ret = zsw_set_zswap_enabled(true);
-	ASSERT_EQ(0, ret)
-		TH_LOG("enabling zswap: %s", strerror(-ret));
-	zsw_counters(&base);
-	self->a = zsw_map(self->len);
-	ASSERT_NE(NULL, self->a);
-	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_ONES, 0);
-	zsw_pageout(_metadata, self->a, self->npages, true);
-
-	ret = zsw_set_zswap_enabled(false);
-	ASSERT_EQ(0, ret)
-		TH_LOG("disabling zswap: %s", strerror(-ret));
+	held_then_off(_metadata, self, &base);
 	ASSERT_EQ(0, munmap(self->a, self->len));
 	self->a = NULL;
 	stored = zsw_stored_pages();
