@@ -42,6 +42,10 @@ commit_all() {
 	# Debian's source tree ignores every top-level path (its .gitignore
 	# has "/*"), hence -f.
 	git -C "$1" init -q
+	# No automatic gc: the first commit's ~90000 loose objects would start
+	# a repack of the whole tree in the background, minutes of CPU that
+	# the builds need (and it would hold this script's lock meanwhile).
+	git -C "$1" config gc.auto 0
 	git -C "$1" add -A -f
 	git -C "$1" -c user.name=zswap-series -c user.email=ci@localhost \
 		commit -q --no-verify -m "$2"
