@@ -88,57 +88,6 @@ static void sf_drain(struct sf_log *log)
 	}
 }
 
-static int sf_in_swaps(const char *dev)
-{
-	char line[512];
-	size_t len = strlen(dev);
-	int found = 0;
-	FILE *f;
-
-	f = fopen("/proc/swaps", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, dev, len) && line[len] == ' ')
-			found = 1;
-	fclose(f);
-	return found;
-}
-
-/*
- * Write a swap header (mkswap without bad blocks or label) for at most
- * SF_SWAP_MIB of the device.
- */
-static int sf_mkswap(const char *dev)
-{
-	unsigned long ps = zsw_page_size();
-	uint32_t *info;
-	off_t size;
-	char *page;
-	int fd, ret = -1;
-
-	fd = open(dev, O_RDWR);
-	if (fd < 0)
-		return -1;
-	size = lseek(fd, 0, SEEK_END);
-	page = calloc(1, ps);
-	if (size >= (off_t)(16 * ps) && page) {
-		/* version, last_page, nr_badpages after 1024 boot bytes */
-		info = (uint32_t *)(page + 1024);
-		info[0] = 1;
-		if (size > (off_t)SF_SWAP_MIB << 20)
-			size = (off_t)SF_SWAP_MIB << 20;
-		info[1] = size / ps - 1;
-		info[2] = 0;
-		memcpy(page + ps - 10, "SWAPSPACE2", 10);
-		if (pwrite(fd, page, ps, 0) == (ssize_t)ps && !fsync(fd))
-			ret = 0;
-	}
-	free(page);
-	close(fd);
-	return ret;
-}
-
 static int sf_set_fail_nth(int n)
 {
 	return cg_write_numeric(SF_FAIL_NTH_DIR, "fail-nth", n);
@@ -183,7 +132,7 @@ FIXTURE_SETUP(swapon_fail)
 		SKIP(return, "needs root");
 	if (access(self->dev, R_OK | W_OK))
 		SKIP(return, "no %s to swap on", self->dev);
-	if (sf_in_swaps(self->dev) != 0)
+	if (zsw_in_swaps(self->dev) != 0)
 		SKIP(return, "%s is in use as swap: this test belongs to the boot without swap",
 		     self->dev);
 	if (access(SF_FAIL_NTH, W_OK))
@@ -199,7 +148,8 @@ FIXTURE_SETUP(swapon_fail)
 			TH_LOG("cannot set " ZSW_DEBUGFS "/%s: %s", knobs[i][0],
 			       strerror(-ret));
 	}
-	ASSERT_EQ(0, sf_mkswap(self->dev))
+	ASSERT_EQ(0, zsw_mkswap(self->dev,
+				(SF_SWAP_MIB << 20) / zsw_page_size()))
 		TH_LOG("cannot write a swap header to %s", self->dev);
 
 	self->log.fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
@@ -222,7 +172,7 @@ FIXTURE_TEARDOWN(swapon_fail)
 		cg_write(SF_PRINTK_DIR, "printk", self->printk);
 	if (self->log.fd >= 0)
 		close(self->log.fd);
-	if (self->dev && sf_in_swaps(self->dev) == 1)
+	if (self->dev && zsw_in_swaps(self->dev) == 1)
 		swapoff(self->dev);
 }
 
@@ -259,7 +209,7 @@ static enum sf_result sf_try(FIXTURE_DATA(swapon_fail) *self, int n)
 	}
 	if (ret) {
 		self->failed++;
-		if (sf_in_swaps(self->dev) != 0) {
+		if (zsw_in_swaps(self->dev) != 0) {
 			zsw_log("n=%d: swapon failed (%s) but %s is in /proc/swaps",
 				n, strerror(err), self->dev);
 			self->bad++;
@@ -267,7 +217,7 @@ static enum sf_result sf_try(FIXTURE_DATA(swapon_fail) *self, int n)
 		}
 		return SF_FAILED;
 	}
-	if (sf_in_swaps(self->dev) != 1) {
+	if (zsw_in_swaps(self->dev) != 1) {
 		zsw_log("n=%d: swapon succeeded but %s is not in /proc/swaps",
 			n, self->dev);
 		self->bad++;
@@ -308,7 +258,7 @@ TEST_F_TIMEOUT(swapon_fail, walk, 900)
 	/* The device still works afterwards. */
 	ASSERT_EQ(0, swapon(self->dev, 0))
 		TH_LOG("final swapon: %s", strerror(errno));
-	ASSERT_EQ(1, sf_in_swaps(self->dev));
+	ASSERT_EQ(1, zsw_in_swaps(self->dev));
 	ASSERT_EQ(0, swapoff(self->dev));
 	sf_drain(&self->log);
 

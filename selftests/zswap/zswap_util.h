@@ -270,6 +270,57 @@ static inline int zsw_swapon_all(const struct zsw_swapdev *devs, int n)
 	return ret;
 }
 
+/* 1 if @dev is an active swap device, 0 if not, -1 on error */
+static inline int zsw_in_swaps(const char *dev)
+{
+	struct zsw_swapdev devs[ZSW_MAX_SWAPS];
+	int i, n;
+
+	n = zsw_swaps(devs, ZSW_MAX_SWAPS);
+	if (n < 0 || n > ZSW_MAX_SWAPS)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!strcmp(devs[i].path, dev))
+			return 1;
+	return 0;
+}
+
+/*
+ * Write a swap header (mkswap without bad blocks or label) to @dev that
+ * declares at most @max_pages pages, the header's own included: a device
+ * of a size chosen by the test, whatever the size of the disk. Returns 0,
+ * or -1 when the disk is smaller than 16 pages or cannot be written.
+ */
+static inline int zsw_mkswap(const char *dev, unsigned long max_pages)
+{
+	unsigned long ps = zsw_page_size();
+	uint32_t *info;
+	off_t size;
+	char *page;
+	int fd, ret = -1;
+
+	fd = open(dev, O_RDWR);
+	if (fd < 0)
+		return -1;
+	size = lseek(fd, 0, SEEK_END);
+	page = calloc(1, ps);
+	if (size >= (off_t)(16 * ps) && page) {
+		/* version, last_page, nr_badpages after 1024 boot bytes */
+		info = (uint32_t *)(page + 1024);
+		info[0] = 1;
+		if ((unsigned long)(size / ps) > max_pages)
+			size = (off_t)max_pages * ps;
+		info[1] = size / ps - 1;
+		info[2] = 0;
+		memcpy(page + ps - 10, "SWAPSPACE2", 10);
+		if (pwrite(fd, page, ps, 0) == (ssize_t)ps && !fsync(fd))
+			ret = 0;
+	}
+	free(page);
+	close(fd);
+	return ret;
+}
+
 /*
  * /proc/self/pagemap with the names and meaning of mm/vm_util.[ch]. That
  * file is not linked: v6.1's (then selftests/vm/) has no
