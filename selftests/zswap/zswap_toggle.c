@@ -3,7 +3,8 @@
  * zswap state changes while pages are swapped out: turning zswap off must
  * not lose what it holds, pages swapped out while it is off must bypass it,
  * pages it holds freed while it is off must still leave it (and their
- * slots, used again meanwhile, read back what the device holds), and
+ * slots, used again meanwhile, read back what the device holds), so must
+ * those of pages stored again while it is off (v6.1), and
  * swapoff/swapon cycles with entries in zswap must bring every page
  * back intact and leave no entries or slots behind.
  *
@@ -147,6 +148,64 @@ TEST_F_TIMEOUT(toggle, free_while_off, 120)
 		TH_LOG("pages swapped out while zswap was off came back changed");
 	ASSERT_EQ(0, munmap(self->b, self->len));
 	self->b = NULL;
+	zsw_assert_baseline(_metadata, &base, "munmap");
+}
+
+/*
+ * A store refused, as zswap is off, for pages that are still in the swap
+ * cache with their old entries: those entries must go, or they stay in
+ * zswap, and where the kernel would load them the old pages come back.
+ * The pages get there by MADV_WILLNEED, which reads them into the swap
+ * cache, a read that maps them, and a write that dirties them in place
+ * (their swap entries were exclusive, so nothing is copied). Kernels that
+ * erase an entry when they load its page into the swap cache (v6.12 and
+ * later) have no old entry left by then: the case skips, saying so; on
+ * v6.1, whose frontswap load keeps it, the store meets it.
+ */
+TEST_F_TIMEOUT(toggle, refused_over_old, 120)
+{
+	struct zsw_counters base;
+	long out, stored0, stored1;
+	int ret;
+
+	if (!zsw_require(_metadata, TOGGLE_NEEDS))
+		return;
+	if (!zsw_require_free_swap(_metadata, self->npages + zsw_tolerance()))
+		return;
+
+	ret = zsw_set_zswap_enabled(true);
+	ASSERT_EQ(0, ret)
+		TH_LOG("enabling zswap: %s", strerror(-ret));
+	zsw_counters(&base);
+	self->a = zsw_map(self->len);
+	ASSERT_NE(NULL, self->a);
+	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_ONES, 0);
+	out = zsw_pageout(_metadata, self->a, self->npages, true);
+
+	stored0 = zsw_stored_pages();
+	ASSERT_EQ(0, madvise(self->a, self->len, MADV_WILLNEED));
+	ASSERT_EQ(-1, zsw_check_range(self->a, 0, self->npages,
+				      ZSW_PAT_ONES, 0));
+	stored1 = zsw_stored_pages();
+	TH_LOG("stored_pages %ld before the pages were read back, %ld after",
+	       stored0, stored1);
+	if (stored1 < stored0 - out / 2)
+		SKIP(return, "reading a page into the swap cache erased its entry: no old entry is left for a store to be refused over");
+
+	zsw_fill_range(self->a, 0, self->npages, ZSW_PAT_TEXT, 3);
+	ret = zsw_set_zswap_enabled(false);
+	ASSERT_EQ(0, ret)
+		TH_LOG("disabling zswap: %s", strerror(-ret));
+	zsw_pageout(_metadata, self->a, self->npages, false);
+	stored1 = zsw_stored_pages();
+	EXPECT_LE(stored1, stored0 - out + zsw_tolerance())
+		TH_LOG("%ld old entries left in zswap by refused stores",
+		       stored1 - (stored0 - out));
+	EXPECT_EQ(-1, zsw_check_range(self->a, 0, self->npages,
+				      ZSW_PAT_TEXT, 3))
+		TH_LOG("pages swapped out again while zswap was off came back changed");
+	ASSERT_EQ(0, munmap(self->a, self->len));
+	self->a = NULL;
 	zsw_assert_baseline(_metadata, &base, "munmap");
 }
 
