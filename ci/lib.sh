@@ -394,6 +394,22 @@ holds_first() {
 		done) >/dev/null
 }
 
+# edit_not_applying DIR: in the series DIR/series (its patches in DIR), edit
+# the first context line of mm/zswap.c in the first patch that changes that
+# file, as a hand edit would, so that the patch no longer applies. Prints
+# that patch's name and its point, tab-separated.
+edit_not_applying() {
+	local dir=$1 victim line
+	victim=$(cd "$dir" && xargs grep -l '^+++ b/mm/zswap.c$' <series | head -n1)
+	[ -n "$victim" ] || die "$dir/series: no patch changes mm/zswap.c"
+	line=$(awk '/^\+\+\+ b\/mm\/zswap.c$/ { z = 1; next }
+		/^diff --git / { z = 0 }
+		z && /^ [^ ]/ { print NR; exit }' "$dir/$victim")
+	[ -n "$line" ] || die "$victim has no context line in mm/zswap.c"
+	sed -i "${line}s|\$| /* edited by hand */|" "$dir/$victim"
+	printf '%s\t%s\n' "$victim" "$(grep -nx "$victim" "$dir/series" | cut -d: -f1)"
+}
+
 # timed FILE STEP CMD...: run CMD (a command, or a function in this shell)
 # and append to FILE a line for ci/timing/timing.py: STEP, its start and end
 # (epoch seconds), and the ccache hits and misses of its compilations,

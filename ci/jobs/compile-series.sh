@@ -11,9 +11,11 @@
 # stays incremental; an object a later patch adds is left out until then.
 #
 #   ci/jobs/compile-series.sh [--base v6.12|v6.1|mainline|PATH]
-#                             [--series FILE] [--results DIR]
+#                             [--series FILE] [--from K] [--results DIR]
 #
-# Defaults: --base v6.12, the base's series, results under
+# --from K: check points K and after only (those before are applied
+# unchecked), as for a fault on top of a series checked already.
+# Defaults: --base v6.12, the base's series, every point, results under
 # results/compile-<base>-<date>/. Prints a line per point and step; a
 # failure names the series, the patch, and the file that did not apply or
 # the object that did not compile (its log kept in the results); the
@@ -23,12 +25,13 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=v6.12 series="" results=""
-usage="usage: $0 [--base v6.12|v6.1|mainline|PATH] [--series FILE] [--results DIR]"
+base=v6.12 series="" results="" from=1
+usage="usage: $0 [--base v6.12|v6.1|mainline|PATH] [--series FILE] [--from K] [--results DIR]"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
 	--series) series=${2-} ;;
+	--from) from=${2-} ;;
 	--results) results=${2-} ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 ($usage)" ;;
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 done
 check_base --base "$base"
 [ -z "$series" ] || check_series --series "$series"
+[[ $from =~ ^[1-9][0-9]*$ ]] || die "--from '$from': a point, 1 or more ($usage)"
 [ -n "$results" ] || results=$REPO_DIR/results/compile-${base//\//_}-$(date +%Y%m%d-%H%M%S)
 check_outdir --results "$results"
 mkdir -p "$results"
@@ -52,6 +56,8 @@ say "tree: $ZS_BASE_DESC"
 series=$(realpath "$series")
 load_series "$series"
 sname=$(basename "$(dirname "$series")")
+[ "$from" -le ${#patches[@]} ] ||
+	die "--from $from: $series has ${#patches[@]} patches"
 
 # Debian's configuration, where Debian 12 ships one for this kernel.
 distro_cfg=$(distro_config) || die "cannot install Debian's configuration for $ZS_KVER"
@@ -85,7 +91,7 @@ why() {
 	esac
 }
 
-for ((k = 1; k <= ${#patches[@]}; k++)); do
+for ((k = from; k <= ${#patches[@]}; k++)); do
 	d=$results/$(printf '%02d' "$k")
 	mkdir -p "$d"
 	say "[$k/${#patches[@]}] $sname: $(basename "${patches[$((k - 1))]}")"

@@ -158,6 +158,11 @@ if [ "$base" = mainline ]; then
 		stage "$lts: every point applies, passes checkpatch, compiles" \
 			"$CI_DIR/jobs/compile-series.sh" --base "$lts" \
 			--results "$out/compile-$lts"
+		# Its faults that this check can judge: a patch that no
+		# longer applies, one that breaks the build on top.
+		stage "$lts: the compile check names a patch that does not apply or build" \
+			"$CI_DIR/tests/test-compile-faults.sh" --base "$lts" \
+			--results "$out/compile-faults-$lts"
 	done
 	# A patch that breaks the build planted in v6.12's series (ten points):
 	# the bisection by compiling the objects, and the check above, name it.

@@ -176,17 +176,8 @@ for f in "${faults[@]}"; do
 	done
 	last=$n
 	if [ "$f" = not-applying ]; then
-		# Change the first context line of mm/zswap.c in the first patch
-		# that changes that file, as a hand edit would.
-		victim=$(cd "$d/patches" &&
-			xargs grep -l '^+++ b/mm/zswap.c$' <series | head -n1)
-		[ -n "$victim" ] || die "not-applying: no patch to edit"
-		last=$(grep -nx "$victim" "$d/patches/series" | cut -d: -f1)
-		line=$(awk '/^\+\+\+ b\/mm\/zswap.c$/ { z = 1; next }
-			/^diff --git / { z = 0 }
-			z && /^ [^ ]/ { print NR; exit }' "$d/patches/$victim")
-		[ -n "$line" ] || die "not-applying: $victim has no context line in mm/zswap.c"
-		sed -i "${line}s|\$| /* edited by hand */|" "$d/patches/$victim"
+		edited=$(edit_not_applying "$d/patches")
+		IFS=$'\t' read -r victim last <<<"$edited"
 	else
 		cp "$fdir/$f.patch" "$d/patches/"
 		echo "$f.patch" >>"$d/patches/series"

@@ -156,7 +156,7 @@ tb=ci/tests/test-bisect.sh
 echo "# $tb"
 refused "unknown option --bogus" $tb --bogus
 refused "--base needs a value" $tb --base
-refused "--base v6.1: no ci/tests/faults/v6.1/build-break.patch" $tb --base v6.1
+refused "--base selftests-zswap: no ci/tests/faults/selftests-zswap/build-break.patch" $tb --base selftests-zswap
 refused "--check boot: build or objects" $tb --check boot
 helps $tb
 
@@ -166,7 +166,15 @@ refused "unknown option --bogus" $cs --bogus
 refused "--base 'v9.9': no such base" $cs --base v9.9
 refused "--series '/nope': no such file" $cs --series /nope
 refused "--results needs a value" $cs --results
+refused "--from '0': a point, 1 or more" $cs --from 0
 helps $cs
+
+tc=ci/tests/test-compile-faults.sh
+echo "# $tc"
+refused "unknown option --bogus" $tc --bogus
+refused "--base 'mainline': not one of v6.12 v6.1" $tc --base mainline
+refused "--results needs a value" $tc --results
+helps $tc
 
 ts=ci/jobs/test.sh
 echo "# $ts"
