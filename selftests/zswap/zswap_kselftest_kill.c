@@ -16,7 +16,13 @@
 #include "kselftest_harness.h"
 #include "zswap_util.h"
 
-#define KK_THP "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled"
+/*
+ * Read and written with cgroup_util.c's cg_read() and cg_write(), which
+ * take a folder and a file: v6.1's keeps read_text() and write_text() to
+ * itself.
+ */
+#define KK_THP_DIR "/sys/kernel/mm/transparent_hugepage/hugepages-64kB"
+#define KK_THP KK_THP_DIR "/enabled"
 /*
  * How long test_zswap may take to reach the case (its whole run takes 150 s
  * on a kernel with KASAN and lockdep in TCG), and the guard to act; each
@@ -54,7 +60,7 @@ static bool thp_madvise(void)
 {
 	char buf[128];
 
-	return read_text(KK_THP, buf, sizeof(buf)) > 0 &&
+	return !cg_read(KK_THP_DIR, "enabled", buf, sizeof(buf)) &&
 	       strstr(buf, "[madvise]");
 }
 
@@ -120,14 +126,14 @@ TEST_F_TIMEOUT(kk, thp_setting_restored, KK_TIMEOUT_S)
 {
 	char old[128];
 
-	if (read_text(KK_THP, old, sizeof(old)) <= 0)
+	if (cg_read(KK_THP_DIR, "enabled", old, sizeof(old)))
 		SKIP(return, "no %s", KK_THP);
 	/* The case sets madvise: start from another setting to see it */
 	if (strstr(old, "[madvise]"))
-		ASSERT_LT(0, write_text(KK_THP, "never", 5));
+		ASSERT_EQ(0, cg_write(KK_THP_DIR, "enabled", "never"));
 	kill_when(_metadata, thp_madvise, "the 64 KiB mTHP setting at madvise");
 	if (strstr(old, "[madvise]"))
-		ASSERT_LT(0, write_text(KK_THP, "madvise", 7));
+		ASSERT_EQ(0, cg_write(KK_THP_DIR, "enabled", "madvise"));
 }
 
 TEST_HARNESS_MAIN
