@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Test of ci/upstream/mail.sh on the mainline base, in a scratch git repository
 # that holds a copy of patches/mainline/ (so b4.json and commits never touch
-# this repository). Prints TAP lines; exits non-zero when a check fails.
+# this repository), and of the mails of this repository's kselftests
+# series, written and never sent. Prints TAP lines; exits non-zero when a
+# check fails.
 #
 #   ci/tests/test-mail.sh [--keep]      (--keep: leave the scratch folder)
 #
@@ -24,11 +26,14 @@
 #      letter's shortlog names the sender and the other author;
 #   b) --mark-sent of v1 as it would be written as the placeholder (its
 #      From:, series.json's sender, its Message-IDs' domain): refused,
-#      naming it, nothing recorded; --mark-sent of v1, an edit of one
-#      patch's commit message, then v2 with the placeholder as git's
-#      identity and --from the sender: From: the sender, same change-id,
-#      subjects "v2", a range-diff in the cover showing the edit, a link
-#      to v1;
+#      naming it, nothing recorded; --mark-sent of v1 while the scratch
+#      repository looks like a checkout of this project (it has
+#      ci/upstream/mail.sh): refused, nothing recorded, as only --send
+#      records a send of this project's series; --mark-sent of v1
+#      without it, an edit of one patch's commit message, then v2 with
+#      the placeholder as git's identity and --from the sender: From:
+#      the sender, same change-id, subjects "v2", a range-diff in the
+#      cover showing the edit, a link to v1;
 #   d) refusals: no user.email (nothing written, --send or not); as git
 #      identity the placeholder or root@localhost, --from at a reserved
 #      domain or a no-reply mailbox, sendemail.from at a reserved domain,
@@ -41,11 +46,20 @@
 #   c, e) --prefix RFC --send as the sender, through a sendmail command
 #      that keeps the mails: [PATCH RFC v2 ...] (b4 writes its prefixes
 #      after PATCH, unlike git format-patch --rfc), b4 sends them, b4.json
-#      records v2 as sent.
+#      records v2 as sent;
+#   f) this repository's kselftests series (--base selftests-zswap), as
+#      the sender, not sent: a first posting, [PATCH 0/3] to [PATCH 3/3],
+#      no changelog, link or range-diff of an earlier revision, the
+#      cover naming the mainline patch they go with (linked only once
+#      it is recorded as sent), checkpatch clean, each message within
+#      400 words and each subject within 75 columns, the change-id of
+#      its b4.json, which is at revision 1 with nothing sent;
+#   g) this repository's b4.json files are the same bytes after every
+#      run above as before, and none records a send by a test's sender.
 #
 # zswap-series-ci.org is a made-up domain that --send accepts; no mail
 # goes to the network (sendemail.smtpserver is a local command).
-# Takes a few minutes on 2 cores: five runs of mail.sh that write mails,
+# Takes a few minutes on 2 cores: six runs of mail.sh that write mails,
 # each making a sparse clone of the mainline tree of ci/1-tree/tree.sh; nothing
 # is built.
 set -euo pipefail
@@ -104,6 +118,12 @@ gitconfig() {
 }
 gitconfig "${sender% <*}" a.u.thor@zswap-series-ci.org "$tmp/sendmail-fails" >"$tmp/gitconfig"
 export GIT_CONFIG_GLOBAL=$tmp/gitconfig GIT_CONFIG_NOSYSTEM=1
+
+# This repository's b4.json files as they are before any run, for g): a
+# --mark-sent of a test run once recorded in them a v1 of the kselftests
+# that no list received.
+own_b4=("$REPO_DIR"/patches/*/b4.json)
+sha256sum "${own_b4[@]}" >"$tmp/own-b4.sha256"
 
 # The scratch repository with the series.
 src=$(dirname "$(series_for mainline)")
@@ -346,6 +366,21 @@ check "mark-sent of mails written as the placeholder: refused" test "$rc" -ne 0
 check "... naming the identity" grep -qF "they were written as $placeholder" "$tmp/mark-placeholder.out"
 check "... nothing recorded (no b4.json)" test ! -e "$repo/patches/mainline/b4.json"
 
+echo "# b) --mark-sent of a series of a checkout of this project: refused"
+# The scratch repository with ci/upstream/mail.sh looks like one, as this
+# repository does: only --send may record a send there.
+mkdir -p "$repo/ci/upstream"
+: >"$repo/ci/upstream/mail.sh"
+rc=0
+"$CI_DIR/upstream/mail.sh" --mark-sent "$tmp/v1" >"$tmp/mark-project.out" 2>&1 || rc=$?
+rm -r "$repo/ci"
+sed 's/^/#   /' "$tmp/mark-project.out" | head -n 3
+check "mark-sent in a checkout of this project: refused" test "$rc" -ne 0
+check "... saying only --send records a send there" \
+	grep -qF "a checkout of this project, whose series are recorded as sent only by ci/upstream/mail.sh --send" \
+	"$tmp/mark-project.out"
+check "... nothing recorded (no b4.json)" test ! -e "$repo/patches/mainline/b4.json"
+
 echo "# b) mark v1 sent, edit a commit message, v2"
 rc=0
 "$CI_DIR/upstream/mail.sh" --mark-sent "$tmp/v1" >"$tmp/mark.out" 2>&1 || rc=$?
@@ -462,6 +497,98 @@ check "send: b4.json records the sent v2 (Message-ID, commit) and moves to v3" \
 	"$(state sent.v2.message-id)/$(state sent.v2.commit)/$(state revision)" \
 	"$sentid/$v2commit/3"
 check "send: nothing went to the failing SMTP command" test ! -e "$tmp/smtp-attempted"
+
+echo "# f) this repository's kselftests series, as $sender: a first posting, not sent"
+own=$REPO_DIR/patches/selftests-zswap
+what=(--base selftests-zswap)
+mail own
+# own_subjects: the subject of each of the kselftests' mails.
+own_subjects() {
+	local m
+	for m in "$tmp"/own/*.eml; do
+		headers "$m" | sed -n 's/^Subject: //p'
+	done
+}
+# own_cover: the cover letter of the kselftests' mails.
+own_cover() { grep -lE '^Subject: \[PATCH 0/3\]' "$tmp"/own/*.eml; }
+# first_posting: [PATCH 0/3] to [PATCH 3/3], nothing else.
+first_posting() {
+	local got
+	got=$(own_subjects | sed -n 's/^\(\[PATCH [0-9]*\/[0-9]*\]\) .*/\1/p' | sort | paste -sd' ')
+	equals "subjects" "$got" '[PATCH 0/3] [PATCH 1/3] [PATCH 2/3] [PATCH 3/3]'
+}
+# no_earlier_revision: no changelog, link to or range-diff against an
+# earlier revision in any mail.
+no_earlier_revision() {
+	! grep -qiE '^changes in v[0-9]|link to v[0-9]|range-diff against|\[PATCH v[0-9]' \
+		"$tmp"/own/*.eml || { grep -iE -m1 '^changes in|link to v|range-diff|\[PATCH v' \
+		"$tmp"/own/*.eml; return 1; }
+}
+# names_mainline COVER: it names the mainline patch (its subject) and
+# links to it only where patches/mainline/b4.json records it as sent.
+names_mainline() {
+	local subj text sent
+	subj=$(sed -n '/^Subject: /{s/^Subject: \[[^]]*\] //;N;s/\n / /;s/\n.*//;p;q}' \
+		"$REPO_DIR/patches/mainline/$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+		"$REPO_DIR/patches/mainline/series" | sed -n 1p)")
+	text=$(body "$1" | tr -s '\n ' '  ')
+	grep -qF "They go with \"$subj\"" <<<"$text" || { echo "# no 'They go with \"$subj\"'"; return 1; }
+	sent=$(python3 -c 'import json, sys
+print(" ".join(v["message-id"] for v in json.load(open(sys.argv[1])).get("sent", {}).values()))' \
+		"$REPO_DIR/patches/mainline/b4.json")
+	local link
+	for link in $(grep -o 'https://lore.kernel.org/r/[^ >]*' "$1" || true); do
+		[[ " $sent " == *" ${link#https://lore.kernel.org/r/} "* ]] ||
+			{ echo "# $link: not a posting b4.json records"; return 1; }
+	done
+}
+own_checkpatch_clean() {
+	local l nlog=0
+	for l in "$tmp"/own/checkpatch-*.log; do
+		grep -q 'total: 0 errors, 0 warnings, 0 checks' "$l" ||
+			{ echo "# not clean: $l"; return 1; }
+		nlog=$((nlog + 1))
+	done
+	[ "$nlog" -eq 3 ]
+}
+# within_limits: each message (the body above its first "---") within
+# 400 words, each subject within 75 columns.
+within_limits() {
+	local m words subj bad=0
+	for m in "$tmp"/own/*.eml; do
+		words=$(body "$m" | sed '/^---$/q' | wc -w)
+		subj=$(headers "$m" | sed -n 's/^Subject: //p')
+		echo "# $(basename "$m"): $words words, subject ${#subj} columns"
+		[ "$words" -le 400 ] && [ "${#subj}" -le 75 ] || bad=1
+	done
+	[ "$bad" -eq 0 ]
+}
+own_state() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d.get("revision"), len(d.get("sent") or {}), d.get("change-id"))' "$own/b4.json"
+}
+check "kselftests: mail.sh --base selftests-zswap exits 0" rc_is own 0
+check "kselftests: [PATCH 0/3] to [PATCH 3/3], a first posting" first_posting
+check "kselftests: no changelog, link or range-diff of an earlier revision" no_earlier_revision
+check "kselftests: the cover letter names the mainline patch, linked only if recorded as sent" \
+	names_mainline "$(own_cover)"
+check "kselftests: checkpatch --strict clean on every patch mail" own_checkpatch_clean
+check "kselftests: each message within 400 words, each subject within 75 columns" within_limits
+check "kselftests: every mail is From: the sender" from_sender own
+check "kselftests: the placeholder author is in no mail" no_placeholder "$tmp"/own/*.eml
+check "kselftests: b4.json at revision 1, nothing sent, its change-id in the cover" \
+	equals "revision, sends, change-id" "$(own_state)" "1 0 $(changeid "$(own_cover)")"
+
+echo "# g) this repository's b4.json files, after every run above"
+# no_test_send: no send recorded as a sender of a test: this one's
+# domain, or the "Test Sender" of the v1 that was once recorded.
+no_test_send() {
+	! grep -E 'zswap-series-ci\.org|Test Sender' "${own_b4[@]}"
+}
+check "this repository's b4.json files are the same bytes as before the runs" \
+	sha256sum --quiet -c "$tmp/own-b4.sha256"
+check "... and record no send by a test's sender" no_test_send
 
 echo "1..$n"
 echo "# $failed of $n failed; $(($(date +%s) - t0)) s"

@@ -40,6 +40,8 @@ exits 1):
   export TOP COMMIT SERIES DEST    write the series at COMMIT into DEST
   record STATE MANIFEST MSGID COMMIT
   mark-sent DIR                    record the mails in DIR as sent
+                                   (refused for this project's own
+                                   series: --send alone records those)
   as-authored MAIL OUT             MAIL with its in-body From: as the
                                    From: header, for checkpatch
   from 'Name <addr>'               two lines: name, address
@@ -357,6 +359,14 @@ def cmd_mark_sent(d):
     man = load_json(os.path.join(d, 'series.json'))
     if man is None:
         die(f'{d} has no series.json: not a folder of mails written by ci/upstream/mail.sh')
+    # This project's series are recorded as sent by --send alone, which
+    # sends them: a mark-sent run of a test (or with a made-up sender)
+    # once recorded a v1 that no list ever received.
+    top = repo_top(man['state'])
+    if top and os.path.exists(os.path.join(top, 'ci', 'upstream', 'mail.sh')):
+        die(f'--mark-sent {d}: refusing: {man["state"]} is in {top}, a checkout of this '
+            'project, whose series are recorded as sent only by ci/upstream/mail.sh --send, '
+            'which sends them. Nothing was recorded.')
     eml, msgid = read_cover(d, man)
     if not msgid:
         die(f'{eml} has no Message-Id')

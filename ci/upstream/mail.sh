@@ -46,7 +46,12 @@
 #             mail's From:, the domain of the cover letter's Message-ID).
 #             With --send that is done for you, with the Message-ID b4
 #             sent (the mails left in DIR are the ones checked, with
-#             Message-IDs of their own).
+#             Message-IDs of their own). Refused for a series of this
+#             project (its b4.json in a repository with
+#             ci/upstream/mail.sh): --send alone records those, as it
+#             sends them, so that no run that sends nothing (a test, a
+#             made-up sender) records a send; --mark-sent is for series
+#             of other repositories.
 #
 # Sender: the mails are From the sender, who is git config user.name and
 # user.email as this repository sees them (read before anything else), or
@@ -81,11 +86,12 @@
 # cover-letter.txt: patches/<base>/b4.json; commit it) keeps b4's
 # change-id, the revision of the next mails, and for each sent revision
 # the cover letter's Message-ID and the commit of this repository that
-# holds it. It is written by --send and --mark-sent only; until then
-# every run makes v1 with a new change-id. Once vN is recorded, runs make
-# v(N+1) with the same change-id: vN is rebuilt from that commit, tagged
-# as b4 tags a sent revision (sent/<branch>-vN), and the cover letter gets
-# a "Changes in v(N+1):" section with a link to vN and the output of
+# holds it. It is written by --send only (and by --mark-sent, for a
+# series outside this project); until then every run makes v1 with a
+# new change-id. Once vN is recorded, runs make v(N+1) with the same
+# change-id: vN is rebuilt from that commit, tagged as b4 tags a sent
+# revision (sent/<branch>-vN), and the cover letter gets a
+# "Changes in v(N+1):" section with a link to vN and the output of
 # b4 prep --compare-to vN (git range-diff; left out, with a warning, when
 # vN no longer applies to the base). Write your own changelog in
 # cover-letter.txt under a "Changes in v(N+1):" line if you like; the link
@@ -639,7 +645,12 @@ fi
 [ $bad -eq 0 ] || die "checkpatch found problems in $bad mail(s); see $out/checkpatch-*.log${send:+. Nothing was sent.}"
 
 if [ -z "$send" ]; then
-	echo "after sending them yourself: ci/upstream/mail.sh --mark-sent $out"
+	top=$(git -C "$sdir" rev-parse --show-toplevel 2>/dev/null || true)
+	if [ -n "$top" ] && [ ! -e "$top/ci/upstream/mail.sh" ]; then
+		echo "after sending them yourself: ci/upstream/mail.sh --mark-sent $out"
+	else
+		echo "to send them, and record the send in $state: the same command with --send"
+	fi
 	exit 0
 fi
 say "mail: b4 send: it shows the mails and asks before sending"
