@@ -7,13 +7,19 @@ export REPO_DIR
 REPO_DIR=$(dirname "$CI_DIR")
 # Caches live outside the repository: unpacked trees, build folders, ccache.
 CACHE_DIR=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zswap-series}
-export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
-# Depend mode: on a miss ccache takes the headers from the compiler's own
-# -MMD output instead of running the preprocessor a second time. mm/ and
-# kernel/ of the 7.3 guest (204 objects, empty cache, 2 cores): 125 and
-# 126 s against 161 and 147 s without it (102.8 and 117.5 without ccache);
-# a second build hits on every object either way (13.5 s, 12.9 s).
-export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+# Not depend mode: ccache's key covers the files the compiler reads as
+# C (the source and the headers it includes), not a file an assembler
+# .incbin pulls in (piggy.S, the compressed kernel; kernel/configs.c).
+# In its preprocessor and direct modes ccache sees the .incbin and never
+# caches such an object; depend mode skips that scan, and a piggy.o of
+# an earlier kernel whose payload had the same length was served, so a
+# stale kernel was booted (ci/tests/test-build-cache.sh).
+unset CCACHE_DEPEND
+export CCACHE_NODEPEND=1
+# A cache that depend mode filled serves such an object in direct mode
+# too, on a hit: the cache this project used then (ccache/, which can be
+# removed) is not used.
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache-nodepend}
 : "${ZS_T0:=$(date +%s)}"
 export ZS_T0
 
@@ -309,6 +315,21 @@ use_tree() {
 	[ "$slot" -eq 0 ] || ZS_TAG+=-slot$slot
 }
 
+# source_id TREE: the git tree id of TREE's tracked files as they are on
+# disk, changes not committed included: the identity of the sources a
+# kernel is built from. ci/3-build/build.sh builds it into the kernel's
+# banner (KBUILD_BUILD_HOST=src-ID); a row claims it for its boots
+# (ci/5-boot/boot.sh --source-id), and the judge compares the two.
+source_id() {
+	local idx rc=0
+	idx=$(mktemp)
+	cp "$(git -C "$1" rev-parse --absolute-git-dir)/index" "$idx" &&
+		GIT_INDEX_FILE=$idx git -C "$1" add -u &&
+		GIT_INDEX_FILE=$idx git -C "$1" write-tree || rc=1
+	rm -f "$idx"
+	return $rc
+}
+
 # build_folder CONFIG: the build folder in configuration CONFIG for the
 # tree use_tree holds, as its files are now, holding the objects of the
 # last build of these same sources where there was one. Every job starts
@@ -316,7 +337,7 @@ use_tree() {
 # of the last point): in one folder that goes back from the last point to
 # the base and forward again through every header the series changes, and
 # each fault undoes the last point's build. So the folder of each state
-# of the sources built (git's tree id) is kept beside the one make uses
+# of the sources built (its source_id) is kept beside the one make uses
 # (CONFIG.trees/ID), and renamed into place when those sources come back:
 # a second run of a job compiles nothing that did not change. Every build
 # runs at the same path, as objtool's build and the dependency files name
@@ -330,7 +351,7 @@ build_folder() {
 	local config=$1 d keep id at=""
 	d=$CACHE_DIR/build/$ZS_TAG-$config
 	keep=$d.trees
-	id=$(git -C "$ZS_TREE" write-tree)
+	id=$(source_id "$ZS_TREE")
 	mkdir -p "$keep"
 	[ -f "$d.tree" ] && at=$(cat "$d.tree")
 	if [ "$at" != "$id" ]; then

@@ -10,19 +10,25 @@ same, the mtimes do not, and a header such as include/linux/zswap.h
 (mmzone.h includes it) makes every object of the kernel compile again.
 This puts back, before a build, the mtime that each tracked file had when
 the folder's last build started, for every file whose content is still the
-one that build saw; a file whose content differs keeps its new mtime, and
-make rebuilds what depends on it, as it would have.
+one that build saw; a file whose content differs is made newer than that
+build (its mtime now, unless it is newer than that build's end already), and make rebuilds
+what depends on it, as it would have. Not only left as it is: the mtimes
+are the tree's, and another folder's run of this script (another
+configuration of the same tree) may have put a file's mtime back to a time
+before this folder's objects of other content.
 
   keep-mtimes.py TREE BUILDDIR    (ci/3-build/build.sh, before configuring)
 
-Sound only while nothing but ci/3-build/build.sh builds in BUILDDIR: a build in
-between (ci/2-apply/gates.sh compiles the files before the patch there) may have
-compiled other contents. So the record (BUILDDIR/.zs-sources: the tree's
-git tree id, and each tracked file's mtime) is used only when the build
-that wrote it finished (BUILDDIR/.zs-built, written at its end, success or
-failure) and nothing in BUILDDIR is newer than that; and only for a git
-tree whose working files are its index. Otherwise nothing is restored, and
-make decides by mtimes alone, as without this. Prints what it did.
+The record (BUILDDIR/.zs-sources: the tree's git tree id, the time the
+build started, and each tracked file's mtime) describes the objects of the
+folder only as far as nothing else wrote there: ci/2-apply/gates.sh
+compiles the files before the patch in it, and a build killed half-way may
+leave a truncated object newer than its source. So what was written after
+the last build ended (BUILDDIR/.zs-built, written at its end, success or
+failure), or after it started if it never ended, is removed first, and
+make writes it again. Without a record, or for a tree whose working files
+are not its index, nothing is restored, and make decides by mtimes alone,
+as without this. Prints what it did.
 """
 import os
 import subprocess
@@ -55,7 +61,9 @@ def tracked(tree):
 
 
 def newer_in(folder, stamp_ns, skip):
-    """A file under FOLDER (other than SKIP) modified after STAMP_NS."""
+    """The files under FOLDER (but SKIP at its top) modified after
+    STAMP_NS."""
+    out = []
     for dirpath, _, files in os.walk(folder):
         for f in files:
             p = os.path.join(dirpath, f)
@@ -63,10 +71,10 @@ def newer_in(folder, stamp_ns, skip):
                 continue
             try:
                 if os.lstat(p).st_mtime_ns > stamp_ns:
-                    return p
+                    out.append(p)
             except FileNotFoundError:
                 pass
-    return None
+    return out
 
 
 def read_record(path):
@@ -91,31 +99,37 @@ def main():
     why = None
     if now_id is None:
         why = "the tree is not a git tree whose files are its index"
-    elif not os.path.exists(record) or not os.path.exists(built):
-        why = "no finished build recorded in this folder"
-    restored = 0
+    elif not os.path.exists(record):
+        why = "no build recorded in this folder"
+    restored = bumped = 0
+    removed = []
     if why is None:
         old_id, stamp, mtimes = read_record(record)
-        done = os.stat(built).st_mtime_ns
-        foreign = newer_in(build, done, {".zs-sources", ".zs-built"})
-        if foreign:
-            why = f"{foreign} was written after the last build ended"
-        elif git(tree, "cat-file", "-e", old_id + "^{tree}",
-                 check=False).returncode != 0:
+        done = os.stat(built).st_mtime_ns if os.path.exists(built) else stamp
+        removed = newer_in(build, done, {".zs-sources", ".zs-built"})
+        for p in removed:
+            os.remove(p)
+        if git(tree, "cat-file", "-e", old_id + "^{tree}",
+               check=False).returncode != 0:
             why = "the last build's sources are not in the tree's history"
-        else:
-            changed = set(git(tree, "diff", "--name-only", "--no-renames",
-                              "-z", old_id, now_id).stdout.split("\0"))
-            for p in tracked(tree):
-                if p in changed or p not in mtimes:
-                    continue
-                full = os.path.join(tree, p)
-                st = os.lstat(full)
-                # Touched since that build started, same content: its
-                # mtime of then. (A symlink's own mtime is not make's.)
-                if st.st_mtime_ns > stamp and not os.path.islink(full):
-                    os.utime(full, ns=(st.st_atime_ns, mtimes[p]))
-                    restored += 1
+    if why is None:
+        changed = set(git(tree, "diff", "--name-only", "--no-renames",
+                          "-z", old_id, now_id).stdout.split("\0"))
+        now = time.time_ns()
+        for p in tracked(tree):
+            full = os.path.join(tree, p)
+            st = os.lstat(full)
+            if os.path.islink(full):
+                continue    # a symlink's own mtime is not make's
+            if p in changed or p not in mtimes:
+                # Other content than that build's: newer than it.
+                if st.st_mtime_ns <= done:
+                    os.utime(full, ns=(st.st_atime_ns, now))
+                    bumped += 1
+            elif st.st_mtime_ns != mtimes[p]:
+                # Same content: the mtime that build saw.
+                os.utime(full, ns=(st.st_atime_ns, mtimes[p]))
+                restored += 1
     # The record for this build, and no "finished" mark until it ends.
     for f in (built, record):
         if os.path.exists(f):
@@ -131,12 +145,14 @@ def main():
                 except FileNotFoundError:
                     pass
         os.replace(tmp, record)
+    if removed:
+        print(f"keep-mtimes: {len(removed)} files written in the folder after "
+              f"its last build removed, e.g. {removed[0]}")
     if why:
         print(f"keep-mtimes: nothing restored: {why}")
     else:
-        print(f"keep-mtimes: {restored} files rewritten with the same content "
-              "since the last build keep that build's mtime")
-
+        print(f"keep-mtimes: {restored} files with that build's content "
+              f"keep its mtime; {bumped} with other content made newer")
 
 if __name__ == "__main__":
     main()

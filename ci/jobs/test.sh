@@ -70,6 +70,9 @@ stage "the judge on its fixtures" python3 "$CI_DIR/tests/test-judge.py"
 # Seconds too: bad input to every command is refused at once, naming the
 # option, before anything is installed, fetched or built.
 stage "bad input refused at once" "$CI_DIR/tests/test-input.sh"
+# Seconds: the build caches give back only what the sources build (a
+# stale piggy.o once booted another kernel than the one judged).
+stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.sh"
 t_deps=$(date +%s)
 "$CI_DIR/deps.sh" shellcheck python3-yaml
 printf 'deps: shellcheck python3-yaml\t%s\t%s\t\n' "$t_deps" "$(date +%s)" >>"$out/stages"
