@@ -360,6 +360,8 @@ if [ $todo -eq 1 ]; then
 				[ -s "$kd/zswap-keys" ] || die "no __key of zswap.c in $bdir/vmlinux"
 				inv_arg >"$kd/invarg"
 			fi
+			# What the boots of this kernel claim (ci/6-verdict/judge.py).
+			source_id "$tree" >"$kd/source-id"
 			cp "$bdir/arch/x86/boot/bzImage" "$kd/bzImage.tmp"
 			mv "$kd/bzImage.tmp" "$kd/bzImage"
 		done
@@ -494,7 +496,7 @@ boot_once() {
 		truncate -s "${swap_mib}M" "$disk"
 		opts+=(--drive "$disk" --append "$app" --smp "$smp")
 	fi
-	"$CI_DIR/5-boot/boot.sh" "${opts[@]}" "$kd/bzImage" \
+	"$CI_DIR/5-boot/boot.sh" "${opts[@]}" --source-id "$(cat "$kd/source-id" 2>/dev/null)" "$kd/bzImage" \
 		"$initrd" "$d" >/dev/null 2>&1 || rc=$?
 	[ -z "$disk" ] || rm -f "$disk"
 	return $rc

@@ -14,10 +14,16 @@
 # ZS_SANITIZE_ONLY (.c files of the tree, e.g. "mm/zswap.c lib/xarray.c")
 # and CONFIG_KCSAN, only those files are instrumented. With ZS_OBJECTS_OF
 # (patch files), only the objects they touch are compiled, not bzImage.
+# The kernel's banner names the sources it was built from
+# ("Linux version ... (ci@src-ID)", ID the source_id of ci/lib.sh), so that
+# each boot shows which kernel it ran (ci/6-verdict/judge.py).
 set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
 
 [ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
 tree=$(realpath "$1")
+src=$(source_id "$tree") || die "$tree is not a git tree: its kernel could not name its sources"
 build=$2
 shift 2
 frags=()
@@ -36,7 +42,7 @@ else
 	rm -f "$build/.zs-sources" "$build/.zs-built"
 fi
 
-export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=zswap-series
+export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=src-$src
 export ARCH=${ARCH:-x86_64}
 mk() { make -s -C "$tree" O="$build" "$@"; }
 

@@ -10,6 +10,9 @@
 #     --timeout S    wall-clock limit (default 1200)
 #     --accel A      kvm | tcg | icount (default: $ZS_ACCEL, else tcg)
 #     --append STR   more kernel command line (zs.* options: ci/4-image/guest/init)
+#     --source-id ID the source_id (ci/lib.sh) of the sources the row built
+#                    BZIMAGE from: written to OUTDIR/source-id, for the judge
+#                    to compare with the id the booted kernel's banner names
 #     --drive FILE   attach FILE as a raw virtio-blk disk, /dev/vda in the
 #                    guest (needs configs/bench.config; default: none)
 #     --shell        no tests: a root shell on the console, in this
@@ -19,9 +22,10 @@
 #
 # Writes OUTDIR/console.log (ttyS0, the kernel's), OUTDIR/ktap.txt (ttyS1,
 # the tests'), OUTDIR/qemu-cmd (the exact QEMU command, to run again:
-# `bash OUTDIR/qemu-cmd`), OUTDIR/qemu.log (QEMU's own messages) and
-# OUTDIR/boot-exit (the exit status below). What the boot means is for
-# ci/6-verdict/verdict.py boot OUTDIR to say (ci/6-verdict/judge.py).
+# `bash OUTDIR/qemu-cmd`), OUTDIR/qemu.log (QEMU's own messages),
+# OUTDIR/boot-exit (the exit status below) and OUTDIR/source-id (with
+# --source-id). What the boot means is for ci/6-verdict/verdict.py boot
+# OUTDIR to say (ci/6-verdict/judge.py).
 #
 # Exit status:
 #   0   the guest finished: it printed ZS-GUEST-DONE and powered off
@@ -38,6 +42,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 smp=2 mem=2048 swap_mib=1024 limit=1200 accel=${ZS_ACCEL:-tcg} append="" drive=""
+claim=""
 shell=0
 while [ $# -gt 3 ]; do
 	case $1 in
@@ -49,6 +54,7 @@ while [ $# -gt 3 ]; do
 	--accel) accel=$2 ;;
 	--append) append=$2 ;;
 	--drive) drive=$2 ;;
+	--source-id) claim=$2 ;;
 	*) die "boot: unknown option $1" ;;
 	esac
 	shift 2
@@ -56,7 +62,8 @@ done
 [ $# -eq 3 ] || die "usage: $0 [options] BZIMAGE INITRAMFS OUTDIR"
 kernel=$1 initrd=$2 out=$3
 mkdir -p "$out"
-rm -f "$out/boot-exit" "$out/boot-infra" "$out/boot-seconds"
+rm -f "$out/boot-exit" "$out/boot-infra" "$out/boot-seconds" "$out/source-id"
+[ -z "$claim" ] || echo "$claim" >"$out/source-id"
 : >"$out/console.log"
 : >"$out/ktap.txt"
 

@@ -18,7 +18,9 @@ What it reads, per point folder (ci/jobs/run-series.sh, ci/jobs/bisect.sh):
                of ci/5-boot/profiles, in <profile>/
   ../header    the run's header: the base's kernel version
 What boot.sh leaves in a boot folder: console.log (ttyS0), ktap.txt (ttyS1),
-boot-exit (its exit status), boot-infra (why, for status 75), qemu.log.
+boot-exit (its exit status), boot-infra (why, for status 75), qemu.log,
+source-id (the source_id of ci/lib.sh of the sources the row built its
+kernel from, which the kernel's banner names: ci/3-build/build.sh).
 """
 import fnmatch
 import json
@@ -71,6 +73,9 @@ RULES = {
              "version is reported, not counted",
     "fault-applies": "a fault is caught only if its patch applied (and "
                      "built, unless the build is what it targets)",
+    "source": "a boot whose kernel's banner names other sources than the "
+              "row claims (source-id), or whose row claims none, is an "
+              "infrastructure error: its tests ran another kernel",
 }
 
 HEADER_RE = re.compile(r"^(KTAP|TAP) version \d+$")
@@ -83,6 +88,11 @@ CONSOLE_RUNNING_RE = re.compile(r"^zs: running (\S+)$")
 # A printk timestamp and caller id, when the kernel prints them.
 STAMP = r"(\[ *[0-9]+\.[0-9]+\]( *\[ *[TC][0-9]+\])? ?)?"
 DISK_FULL_RE = re.compile(r"No space left on device")
+# The banner of a kernel of ci/3-build/build.sh names its sources:
+# "Linux version 7.3.0-rc7+ (ci@src-<source_id>) (gcc ...) #1 ...".
+BANNER_RE = re.compile(r"^" + STAMP +
+                       r"Linux version \S+ \([^()@]*@(?P<host>[^()]*)\)", re.M)
+SOURCE_RE = re.compile(r"^src-([0-9a-f]{40})$")
 
 
 class RuleError(Exception):
@@ -357,6 +367,13 @@ def boot_outcome(bdir, rules, fallback=None):
     the next one's), the steps file's word (fallback), else the console."""
     code = read(os.path.join(bdir, "boot-exit")).strip()
     console = read(os.path.join(bdir, "console.log"))
+    claim = read(os.path.join(bdir, "source-id")).strip()
+    got = booted_source(console)
+    if rules.on("source") and code != str(BOOT_INFRA) and (claim or got) \
+            and claim != got:
+        return "infra", (f"the kernel booted was built from sources "
+                         f"{got or '(its banner names none)'}, the row's "
+                         f"are {claim or '(it claims none)'}")
     if not code:
         if fallback:
             return fallback, ""
@@ -380,6 +397,13 @@ def boot_outcome(bdir, rules, fallback=None):
     if code == str(BOOT_STOPPED):
         return "fail", "the guest stopped without finishing"
     return "fail", f"boot.sh exit {code}"
+
+
+def booted_source(console):
+    """The source_id the booted kernel's banner names, "" if none."""
+    m = BANNER_RE.search(console)
+    s = SOURCE_RE.match(m.group("host")) if m else None
+    return s.group(1) if s else ""
 
 
 # A guest that stopped without finishing (fail: no panic line, e.g. a
@@ -435,7 +459,8 @@ def judge_point(d, rules=None):
     rules = rules or Rules()
     steps = read_steps(d)
     kver = kernel_version(d)
-    res = {"steps": {}, "boots": {}, "tests": {}, "failures": [],
+    res = {"steps": {}, "boots": {}, "sources": {}, "tests": {},
+           "failures": [],
            "known": [], "crashed": [], "infra": [], "splat_lines": [],
            "allowed_splats": [], "leaves": [], "programs": []}
     verdicts = []
@@ -495,6 +520,9 @@ def judge_boot(res, verdicts, profile, bdir, step, word, rules, kver):
     prefix = profile + ":" if profile else ""
     outcome, detail = boot_outcome(bdir, rules, word)
     res["boots"][profile] = outcome
+    # Which kernel ran: the sources its banner names.
+    res["sources"][profile] = booted_source(
+        read(os.path.join(bdir, "console.log")))
     res["steps"][step] = outcome
     bv = BOOT_VERDICT.get(outcome, FAIL)
     verdicts.append(bv)

@@ -137,6 +137,7 @@ point_ok() {
 		say "bisect: point $k: boot${test:+ and $test}"
 		bootdir=$d${pname:+/$pname}
 		timed "$d/times" "boot${pname:+-$pname}" "$CI_DIR/5-boot/boot.sh" --timeout 1500 --append "$opts" \
+			--source-id "$(source_id "$tree")" \
 			"$bdir/arch/x86/boot/bzImage" "$results/image/initramfs.cpio.gz" \
 			"$bootdir" || true
 		echo "boot${pname:+-$pname} $(python3 "$CI_DIR/6-verdict/verdict.py" boot "$bootdir" || true)" >>"$d/steps"

@@ -270,11 +270,13 @@ with open(sys.argv[1] + "/meta.json", "w") as f:
 	json.dump(dict(point=k, patch=name, config=config, seconds=int(secs)), f)' "$@"
 }
 
-# boot_profile DIR STEP OUT LIMIT OPTS: boot DIR/bzImage, record STEP's
-# outcome as the judge reads it (ok, panic, hang, fail or infra).
+# boot_profile DIR STEP OUT LIMIT OPTS: boot DIR/bzImage, built from the
+# sources $src, record STEP's outcome as the judge reads it (ok, panic,
+# hang, fail or infra).
 boot_profile() {
 	local outcome
 	timed "$1/times" "$2" "$CI_DIR/5-boot/boot.sh" --timeout "$4" --append "$5" \
+		--source-id "$src" \
 		"$1/bzImage" "$initrd" "$3" || true
 	outcome=$(python3 "$CI_DIR/6-verdict/verdict.py" boot "$3") || true
 	echo "$2 ${outcome:-fail}" >>"$1/steps"
@@ -344,7 +346,7 @@ reuse_point() {
 	printf '%s' "$steps_pre" >"$d/steps"
 	# What went wrong there goes wrong here; what was ok is "same".
 	sed -n -e '/^\(build\|boot[^ ]*\) /{s/ ok$/ same/;p}' "$prev/steps" >>"$d/steps"
-	(cd "$prev" && find . \( -name ktap.txt -o -name console.log \) -print0 |
+	(cd "$prev" && find . \( -name ktap.txt -o -name console.log -o -name source-id \) -print0 |
 		xargs -0 cp --parents -t "$d")
 	echo "kernel and tests of point $(($1 - 1)): $prev" >"$d/same-as"
 	write_meta "$d" "$1" "$2" default 0
@@ -372,6 +374,8 @@ run_point() {
 		frags=("${frags_default[@]}") limit=1200
 	fi
 	bdir=$(build_folder "$config")
+	# The sources this row builds, which its boots claim (boot_profile).
+	src=$(source_id "$tree")
 	say "[$k/${#patches[@]}] $name: build ($config)"
 	local san="" c
 	if [ "$config" = kcsan ]; then
