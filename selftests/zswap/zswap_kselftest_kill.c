@@ -4,12 +4,15 @@
  * killed with SIGKILL in the middle of a case must leave the host as it
  * found it: its guard puts back what the case changed. Each case here runs
  * test_zswap in a process group of its own, waits until the change shows
- * (a zram swap device of its own in /proc/swaps; the 64 KiB mTHP setting
+ * (a zram device of its own, added or swapped on; the 64 KiB mTHP setting
  * set to madvise), kills the whole group and waits for the change to go.
- * Skips where test_zswap is not in the image or never makes the change
- * (a tree without those cases).
+ * And the other way round: the guard killed (its session's leader, a child
+ * of test_zswap), test_zswap must put the change back itself when the case
+ * ends. Skips where test_zswap is not in the image or never makes the
+ * change (a tree without those cases).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -56,6 +59,28 @@ static bool zram_swapped_on(void)
 	return on;
 }
 
+/* The zram devices there before test_zswap ran */
+static int zram_before;
+
+static int zram_count(void)
+{
+	struct dirent *de;
+	DIR *dir = opendir("/sys/block");
+	int n = 0;
+
+	while (dir && (de = readdir(dir)))
+		n += !strncmp(de->d_name, "zram", 4);
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* A zram device of test_zswap's: added, or swapped on */
+static bool zram_added(void)
+{
+	return zram_swapped_on() || zram_count() > zram_before;
+}
+
 static bool thp_madvise(void)
 {
 	char buf[128];
@@ -79,9 +104,40 @@ static long wait_for(bool (*cond)(void), bool want, long ms, pid_t pid)
 	return -1;
 }
 
-/* Run test_zswap until @changed shows, kill its group, time the undo */
+/* The guard of test_zswap @pid: its child that leads a session, or -1 */
+static pid_t guard_of(pid_t pid)
+{
+	struct dirent *de;
+	pid_t found = -1;
+	int ppid, sid;
+	char path[300];
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc");
+	while (dir && found < 0 && (de = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* pid (comm) state ppid pgrp session */
+		if (fscanf(f, "%*d (%*[^)]) %*c %d %*d %d", &ppid, &sid) == 2 &&
+		    ppid == pid && sid == atoi(de->d_name))
+			found = sid;
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/*
+ * Run test_zswap until @changed shows, then kill its group and time the
+ * undo; or, with @guard, kill its guard alone, let it finish, and check
+ * that it put the change back itself.
+ */
 static void kill_when(struct __test_metadata *_metadata,
-		      bool (*changed)(void), const char *what)
+		      bool (*changed)(void), const char *what, bool guard)
 {
 	long reach, undo;
 	pid_t pid;
@@ -106,6 +162,18 @@ static void kill_when(struct __test_metadata *_metadata,
 		SKIP(return, "test_zswap showed no %s within %d s (no such case, or a slow kernel)",
 		     what, KK_REACH_MS / 1000);
 	}
+	if (guard) {
+		pid_t g = guard_of(pid);
+
+		if (g < 0)
+			kill(-pid, SIGKILL);
+		ASSERT_GT(g, 0) TH_LOG("no guard of test_zswap found");
+		ASSERT_EQ(0, kill(g, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+		EXPECT_FALSE(changed()) TH_LOG("%s still there when test_zswap ended, its guard killed",
+					       what);
+		return;
+	}
 	ASSERT_EQ(0, kill(-pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 	undo = wait_for(changed, false, KK_UNDO_MS, 0);
@@ -115,14 +183,15 @@ static void kill_when(struct __test_metadata *_metadata,
 				  KK_UNDO_MS);
 }
 
-TEST_F_TIMEOUT(kk, device_removed, KK_TIMEOUT_S)
+static void device(struct __test_metadata *_metadata, bool guard)
 {
 	if (zram_swapped_on())
 		SKIP(return, "a zram device is swapped on already");
-	kill_when(_metadata, zram_swapped_on, "a zram swap device");
+	zram_before = zram_count();
+	kill_when(_metadata, zram_added, "a zram device added", guard);
 }
 
-TEST_F_TIMEOUT(kk, thp_setting_restored, KK_TIMEOUT_S)
+static void thp_setting(struct __test_metadata *_metadata, bool guard)
 {
 	char old[128];
 
@@ -131,9 +200,30 @@ TEST_F_TIMEOUT(kk, thp_setting_restored, KK_TIMEOUT_S)
 	/* The case sets madvise: start from another setting to see it */
 	if (strstr(old, "[madvise]"))
 		ASSERT_EQ(0, cg_write(KK_THP_DIR, "enabled", "never"));
-	kill_when(_metadata, thp_madvise, "the 64 KiB mTHP setting at madvise");
+	kill_when(_metadata, thp_madvise, "the 64 KiB mTHP setting at madvise",
+		  guard);
 	if (strstr(old, "[madvise]"))
 		ASSERT_EQ(0, cg_write(KK_THP_DIR, "enabled", "madvise"));
+}
+
+TEST_F_TIMEOUT(kk, device_removed, KK_TIMEOUT_S)
+{
+	device(_metadata, false);
+}
+
+TEST_F_TIMEOUT(kk, thp_setting_restored, KK_TIMEOUT_S)
+{
+	thp_setting(_metadata, false);
+}
+
+TEST_F_TIMEOUT(kk, device_removed_guard_killed, KK_TIMEOUT_S)
+{
+	device(_metadata, true);
+}
+
+TEST_F_TIMEOUT(kk, thp_setting_restored_guard_killed, KK_TIMEOUT_S)
+{
+	thp_setting(_metadata, true);
 }
 
 TEST_HARNESS_MAIN
