@@ -104,18 +104,20 @@ static long wait_for(bool (*cond)(void), bool want, long ms, pid_t pid)
 	return -1;
 }
 
-/* The guard of test_zswap @pid: its child that leads a session, or -1 */
-static pid_t guard_of(pid_t pid)
+/*
+ * The guards of test_zswap @pid, its children that lead a session of
+ * their own: at most @max into @pids; how many.
+ */
+static int guards_of(pid_t pid, pid_t *pids, int max)
 {
 	struct dirent *de;
-	pid_t found = -1;
-	int ppid, sid;
+	int n = 0, ppid, sid;
 	char path[300];
 	DIR *dir;
 	FILE *f;
 
 	dir = opendir("/proc");
-	while (dir && found < 0 && (de = readdir(dir))) {
+	while (dir && n < max && (de = readdir(dir))) {
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		f = fopen(path, "r");
 		if (!f)
@@ -123,18 +125,19 @@ static pid_t guard_of(pid_t pid)
 		/* pid (comm) state ppid pgrp session */
 		if (fscanf(f, "%*d (%*[^)]) %*c %d %*d %d", &ppid, &sid) == 2 &&
 		    ppid == pid && sid == atoi(de->d_name))
-			found = sid;
+			pids[n++] = sid;
 		fclose(f);
 	}
 	if (dir)
 		closedir(dir);
-	return found;
+	return n;
 }
 
 /*
  * Run test_zswap until @changed shows, then kill its group and time the
- * undo; or, with @guard, kill its guard alone, let it finish, and check
- * that it put the change back itself.
+ * undo; or, with @guard, kill its guards alone, let it finish, and check
+ * that it put the change back itself. Either way, no zram device of the
+ * case may be left.
  */
 static void kill_when(struct __test_metadata *_metadata,
 		      bool (*changed)(void), const char *what, bool guard)
@@ -144,6 +147,7 @@ static void kill_when(struct __test_metadata *_metadata,
 
 	if (access("./test_zswap", X_OK))
 		SKIP(return, "no test_zswap next to this test");
+	zram_before = zram_count();
 	ASSERT_FALSE(changed()) TH_LOG("%s before test_zswap ran", what);
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -163,15 +167,19 @@ static void kill_when(struct __test_metadata *_metadata,
 		     what, KK_REACH_MS / 1000);
 	}
 	if (guard) {
-		pid_t g = guard_of(pid);
+		pid_t g[4];
+		int i, n = guards_of(pid, g, 4);
 
-		if (g < 0)
+		if (!n)
 			kill(-pid, SIGKILL);
-		ASSERT_GT(g, 0) TH_LOG("no guard of test_zswap found");
-		ASSERT_EQ(0, kill(g, SIGKILL));
+		ASSERT_GT(n, 0) TH_LOG("no guard of test_zswap found");
+		for (i = 0; i < n; i++)
+			ASSERT_EQ(0, kill(g[i], SIGKILL));
 		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-		EXPECT_FALSE(changed()) TH_LOG("%s still there when test_zswap ended, its guard killed",
-					       what);
+		EXPECT_FALSE(changed()) TH_LOG("%s still there when test_zswap ended, its %d guard(s) killed",
+					       what, n);
+		EXPECT_FALSE(zram_added()) TH_LOG("a zram device left when test_zswap ended, its %d guard(s) killed",
+						  n);
 		return;
 	}
 	ASSERT_EQ(0, kill(-pid, SIGKILL));
@@ -181,13 +189,15 @@ static void kill_when(struct __test_metadata *_metadata,
 	       what, reach, undo);
 	EXPECT_GE(undo, 0) TH_LOG("%s still there %d ms after SIGKILL", what,
 				  KK_UNDO_MS);
+	EXPECT_GE(wait_for(zram_added, false, KK_UNDO_MS, 0), 0)
+		TH_LOG("a zram device of test_zswap's still there %d ms after SIGKILL",
+		       KK_UNDO_MS);
 }
 
 static void device(struct __test_metadata *_metadata, bool guard)
 {
 	if (zram_swapped_on())
 		SKIP(return, "a zram device is swapped on already");
-	zram_before = zram_count();
 	kill_when(_metadata, zram_added, "a zram device added", guard);
 }
 
