@@ -26,7 +26,11 @@ def one(test, folder):
         return None
     # Its cases: the indented results before its own line.
     body = text[:top.start()].rsplit('# running ' + test, 1)[-1]
-    cases = re.findall(r'^\s+(not ok|ok) \d+ (\S+)(.*)$', body, re.M)
+    # "ok 9 name # SKIP why", or as ksft_test_result_skip() prints it,
+    # "ok 9 # SKIP name".
+    cases = re.findall(r'^\s+(not ok|ok) \d+ (?:- )?(?:(# SKIP) )?(\S+)(.*)$',
+                       body, re.M)
+    cases = [(r, n, (skip or '') + rest) for r, skip, n, rest in cases]
     failed = [n for r, n, rest in cases if r == 'not ok']
     skipped = [n for r, n, rest in cases if r == 'ok' and '# SKIP' in rest]
     passed = len(cases) - len(failed) - len(skipped)
