@@ -10,7 +10,8 @@
 #
 # RESULTS: results/test-<date> of ci/jobs/test.sh. BEFORE_ROW: a row folder
 # of the same fault (leak-entry) with the tests as they were before, kept
-# as the line before-leak-entry.
+# as the line before-leak-entry; without it, the file's before-leak-entry
+# line (a run of those tests, which is not made again) stays as it is.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -28,10 +29,18 @@ for f in "$res"/faults-selftests-zswap/*/; do
 done
 [ $# -lt 2 ] || rows+=("before-leak-entry=$2")
 out=$REPO_DIR/docs/timing/kselftests.txt
+before="" from=""
+if [ $# -lt 2 ]; then
+	before=$(grep $'^before-leak-entry\t' "$out" 2>/dev/null || true)
+	from=$(sed -n 's/^# kept //p' "$out" 2>/dev/null | head -n 1)
+fi
 {
 	echo "# ci/timing/keep-kselftest-times.sh $*"
 	echo "# kept $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$(dirname "$res")/.." rev-parse HEAD 2>/dev/null || echo unknown)"
 	echo "# host: $(nproc) CPUs; the guest: TCG, as ci/5-boot/boot.sh runs it"
+	[ -z "$before" ] || echo "# before-leak-entry: as in the record kept $from"
 	python3 "$CI_DIR/timing/kselftest-time.py" test_zswap "${rows[@]}"
-} >"$out"
+	[ -z "$before" ] || printf '%s\n' "$before"
+} >"$out.new"
+mv "$out.new" "$out"
 cat "$out"
