@@ -11,11 +11,11 @@ same, the mtimes do not, and a header such as include/linux/zswap.h
 This puts back, before a build, the mtime that each tracked file had when
 the folder's last build started, for every file whose content is still the
 one that build saw; a file whose content differs is made newer than that
-build (its mtime now, unless it is newer than that build's end already), and make rebuilds
-what depends on it, as it would have. Not only left as it is: the mtimes
-are the tree's, and another folder's run of this script (another
-configuration of the same tree) may have put a file's mtime back to a time
-before this folder's objects of other content.
+build (its mtime now, unless it is newer than that build's end already),
+and make rebuilds what depends on it, as it would have. Not only left as
+it is: the mtimes are the tree's, and another folder's run of this script
+(another configuration of the same tree) may have put a file's mtime back
+to a time before this folder's objects of other content.
 
   keep-mtimes.py TREE BUILDDIR    (ci/3-build/build.sh, before configuring)
 
@@ -153,6 +153,7 @@ def main():
     else:
         print(f"keep-mtimes: {restored} files with that build's content "
               f"keep its mtime; {bumped} with other content made newer")
+
 
 if __name__ == "__main__":
     main()
