@@ -63,25 +63,18 @@ stage() {
 	printf '%s\t%s\t%s\t%s\n' "$name" "$t0" "$(date +%s)" "$res" >>"$out/stages"
 }
 
-# First, as it takes seconds and everything after it is judged by it: the
-# judge (ci/6-verdict/judge.py) on real outputs with known verdicts, each
-# fixture shown to depend on the rules it covers.
-stage "the judge on its fixtures" python3 "$CI_DIR/tests/test-judge.py"
-# Seconds too: bad input to every command is refused at once, naming the
-# option, before anything is installed, fetched or built.
-stage "bad input refused at once" "$CI_DIR/tests/test-input.sh"
-# Seconds: the build caches give back only what the sources build (a
-# stale piggy.o once booted another kernel than the one judged).
-stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.sh"
+# First, the check in seconds (ci/check): the judge on its fixtures
+# (everything after it is judged by it), bad input refused at once, the
+# scripts' and CI files' lint, the figures, the series files and every
+# patch's form. Its tools first, so that it skips nothing.
 t_deps=$(date +%s)
 "$CI_DIR/deps.sh" shellcheck python3-yaml
 printf 'deps: shellcheck python3-yaml\t%s\t%s\t\n' "$t_deps" "$(date +%s)" >>"$out/stages"
-
-stage "shellcheck ci/" shellcheck -x "$CI_DIR"/*.sh "$CI_DIR"/*/*.sh "$REPO_DIR/.ci/run"
-stage "shellcheck guest init" shellcheck -s sh "$CI_DIR/4-image/guest/init"
-stage "shellcheck benchmarks/" shellcheck -x "$REPO_DIR/benchmarks/run.sh" "$REPO_DIR/benchmarks/xarray-bench.sh"
-stage "shellcheck benchmark guest scripts" \
-	shellcheck -s sh "$REPO_DIR"/benchmarks/guest/*
+stage "ci/check: judge, bad input, lint, figures, series, patch form" \
+	"$CI_DIR/check"
+# Seconds: the build caches give back only what the sources build (a
+# stale piggy.o once booted another kernel than the one judged).
+stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.sh"
 # The snippet is MAINTAINERS as the mainline series leaves it: checked on
 # mainline or a tree of your own, not against an LTS backport's tree.
 case $base in
@@ -91,15 +84,6 @@ esac
 # That stage fetched the mainline base (ci/1-tree/fetch-mainline.sh); the later
 # ones take the same package without reading the archive's lists again.
 [ "$base" != mainline ] || export ZS_MAINLINE_PINNED=1
-stage "python compiles" python3 -m py_compile "$CI_DIR"/*/*.py \
-	"$REPO_DIR"/benchmarks/*.py
-# Every figure of README.md and docs/ that a run or a file produces.
-stage "figures in README.md and docs/ match their sources" \
-	python3 "$CI_DIR/timing/figures.py" --check
-# The top-level series is the mainline one, relative to patches/.
-stage "series is patches/mainline/series" diff -u \
-	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|mainline/|' "$REPO_DIR/patches/mainline/series") \
-	<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/series")
 # What the main job runs at every point is cut here, to keep the test
 # command short on 2 cores: every point of every series is built; every
 # point of mainline, the series that goes to linux-mm, gets its three

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The form of every patch file of patches/, read as it will be mailed.
+
+For each series folder of patches/ (its series file, in order): every
+patch is git format-patch output with From:, Subject: and a
+Signed-off-by: of its author; its subject fits in 75 columns with the
+"[PATCH vN n/m] " that b4 will put before it (N from the folder's
+b4.json, when above 1). The series that go to linux-mm (a folder with a
+b4.json) also: a message of at most 400 words above its "---", and no
+path of this repository in it, which no reviewer could open.
+
+checkpatch, the apply and the build are the pipeline's steps; this is
+what can be told from the files alone, in a second, with nothing but
+python3 (ci/check runs it).
+
+    ci/tests/check-patch-form.py [PATCHES_DIR]
+"""
+import email
+import email.policy
+import json
+import os
+import re
+import sys
+
+# A path of this repository, where a message would name it.
+REPO_PATH = re.compile(r"(?<![\w./-])(ci|benchmarks|patches|configs|docs|"
+                       r"results)/[\w.-]")
+MAX_SUBJECT = 75
+MAX_WORDS = 400
+
+
+def series_files(folder):
+    with open(os.path.join(folder, "series")) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                yield os.path.join(folder, line)
+
+
+def check_patch(path, prefix, mailed):
+    """What is wrong with the patch file PATH, a list of sentences."""
+    errors = []
+    with open(path, "rb") as f:
+        raw = f.read()
+    msg = email.message_from_bytes(raw, policy=email.policy.compat32)
+    author = msg.get("From")
+    subject = msg.get("Subject")
+    if not author or not subject:
+        return ["no From: or Subject: (not git format-patch output)"]
+    subject = re.sub(r"\s*\n\s*", " ", subject)
+    subject = re.sub(r"^\[PATCH[^]]*\]\s*", "", subject)
+    body = msg.get_payload(decode=True).decode("utf-8", "replace")
+    message = body.split("\n---\n", 1)[0]
+    # A stand-in keeps the title of the upstream commit it stands in for,
+    # and is never mailed.
+    standin = message.lstrip().startswith("Stand-in, not for merging")
+    if len(prefix + subject) > MAX_SUBJECT and not standin:
+        errors.append("subject is %d columns with '%s' (at most %d)"
+                      % (len(prefix + subject), prefix.strip(), MAX_SUBJECT))
+    name = re.sub(r"\s*\n\s*", " ", author).split("<", 1)[0].strip()
+    if not re.search(r"^Signed-off-by: %s <" % re.escape(name), message, re.M):
+        errors.append("no Signed-off-by: of its author (%s)" % name)
+    if mailed:
+        words = len(message.split())
+        if words > MAX_WORDS:
+            errors.append("message of %d words (at most %d)"
+                          % (words, MAX_WORDS))
+        for m in REPO_PATH.finditer(message):
+            line = message[:m.start()].count("\n") + 1
+            errors.append("line %d names a path of this repository: %s"
+                          % (line, message.splitlines()[line - 1].strip()))
+    return errors
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "patches")
+    bad = 0
+    folders = sorted(d for d in os.listdir(root)
+                     if os.path.isfile(os.path.join(root, d, "series")))
+    if not folders:
+        print("error: no series folder in %s" % root, file=sys.stderr)
+        return 1
+    for d in folders:
+        folder = os.path.join(root, d)
+        state = os.path.join(folder, "b4.json")
+        mailed = os.path.isfile(state)
+        rev = json.load(open(state)).get("revision", 1) if mailed else 1
+        patches = list(series_files(folder))
+        for i, p in enumerate(patches, 1):
+            v = "v%d " % rev if rev > 1 else ""
+            # As git format-patch and b4 number them: 01/11, 1/9.
+            w = len(str(len(patches)))
+            n = " %0*d/%d" % (w, i, len(patches)) if len(patches) > 1 else ""
+            prefix = "[PATCH %s%s] " % (v.strip(), n) if v else \
+                "[PATCH%s] " % n
+            if not os.path.isfile(p):
+                errors = ["listed in %s/series, but no such file" % d]
+            else:
+                errors = check_patch(p, prefix, mailed)
+            for e in errors:
+                print("%s/%s: %s" % (d, os.path.basename(p), e))
+            bad += bool(errors)
+        print("# %s: %d patches%s" % (d, len(patches),
+                                      ", mailed to linux-mm" if mailed else ""))
+    print("%s: %d patches with errors" % ("FAIL" if bad else "ok", bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
