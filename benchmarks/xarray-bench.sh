@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Time the XArray part of forms of zswap_invalidate() (7.3-rc7's call a
 # slot, mm-stable's per-slot loop in one call, mainline v3's search
-# without the lock and its variants A, A1, B, C and D) on this machine's
+# without the lock and its variants A, A1, B, C and D, the mainline patch
+# and the locked walk without its search: patch, walk) on this machine's
 # own CPUs: build benchmarks/xarray/zswap_forms.c with the kernel's
 # userspace XArray harness (tools/testing/radix-tree of the base tree,
 # against liburcu) in a scratch folder, run it, and write the report: ns

@@ -50,9 +50,17 @@ FORM_TEXT = {
          "`xas_store(NULL)`) into an array on the stack, freed after the "
          "unlock; again from the slot after the last one while the batch "
          "came back full",
+    "patch": "the mainline patch: `xa_empty()`; a single slot `xa_erase()` "
+             "and free; a range one `xa_find()` without the lock (nothing "
+             "found: return), then one walk from its first slot under the "
+             "lock, 16 entries a hold (`xas_pause()` across each unlock), "
+             "freed after each unlock",
+    "walk": "the locked walk: the patch without its search, every range "
+            "walked under the lock as the patch walks it",
 }
 # Pairs of forms compared directly, repetition by repetition.
-PAIRS = [("A1", "A"), ("B", "A"), ("C", "A"), ("D", "A"), ("C", "D")]
+PAIRS = [("A1", "A"), ("B", "A"), ("C", "A"), ("D", "A"), ("C", "D"),
+         ("walk", "patch")]
 KEY = ("lock", "threads", "trees", "range", "entries")
 # A repetition in which the threads ran a form together for at least this
 # share of its time counts as overlapped: they could contend.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zswap_forms.c: the XArray part of forms of zswap_invalidate() (7.3-rc7's,
- * mm-stable's and mainline v3's candidates), each with a free() where it
+ * mm-stable's, mainline v3's candidates, the mainline patch and the
+ * locked walk a reviewer names against it), each with a free() where it
  * frees an entry, timed on the host's own CPUs with the kernel's userspace
  * XArray harness (tools/testing/radix-tree: lib/xarray.c built in
  * userspace against liburcu). benchmarks/xarray-bench.sh builds it in a
@@ -284,6 +285,75 @@ static noinline unsigned long form_D(struct xarray *tree, unsigned long index,
 	return d_erase_range(tree, index, last);
 }
 
+/*
+ * The mainline patch (patches/mainline/0001): a single slot is erased
+ * with xa_erase() alone; a range is searched without the lock and, where
+ * it holds an entry, walked under the lock a batch at a time, the walk
+ * paused and resumed across each unlock.
+ */
+static noinline unsigned long p_erase_range(struct xarray *tree,
+					    unsigned long index,
+					    unsigned long last)
+{
+	void *batch[ERASE_BATCH];
+	XA_STATE(xas, tree, index);
+	unsigned long found = 0;
+	unsigned int i, n;
+	void *entry;
+
+	do {
+		n = 0;
+		xas_lock(&xas);
+		xas_for_each(&xas, entry, last) {
+			xas_store(&xas, NULL);
+			batch[n++] = entry;
+			if (n == ERASE_BATCH)
+				break;
+		}
+		xas_pause(&xas);
+		xas_unlock(&xas);
+		for (i = 0; i < n; i++)
+			entry_free(batch[i]);
+		found += n;
+	} while (n == ERASE_BATCH && xas.xa_index <= last);
+	return found;
+}
+
+static unsigned long erase_one(struct xarray *tree, unsigned long index)
+{
+	void *entry = xa_erase(tree, index);
+
+	if (!entry)
+		return 0;
+	entry_free(entry);
+	return 1;
+}
+
+static noinline unsigned long form_patch(struct xarray *tree,
+					 unsigned long index, unsigned int nr)
+{
+	unsigned long first = index, last = index + nr - 1;
+
+	if (xa_empty(tree))
+		return 0;
+	if (nr == 1)
+		return erase_one(tree, index);
+	if (!xa_find(tree, &first, last, XA_PRESENT))
+		return 0;
+	return p_erase_range(tree, index, last);
+}
+
+/* The locked walk: the patch without its search, every range walked. */
+static noinline unsigned long form_walk(struct xarray *tree,
+					unsigned long index, unsigned int nr)
+{
+	if (xa_empty(tree))
+		return 0;
+	if (nr == 1)
+		return erase_one(tree, index);
+	return p_erase_range(tree, index, index + nr - 1);
+}
+
 static const struct form {
 	const char *name;
 	unsigned long (*fn)(struct xarray *tree, unsigned long first,
@@ -296,6 +366,8 @@ static const struct form {
 	{ "B", form_B },
 	{ "C", form_C },
 	{ "D", form_D },
+	{ "patch", form_patch },
+	{ "walk", form_walk },
 };
 #define NR_FORMS ((int)(sizeof(forms) / sizeof(forms[0])))
 
