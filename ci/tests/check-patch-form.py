@@ -89,12 +89,11 @@ def main():
         rev = json.load(open(state)).get("revision", 1) if mailed else 1
         patches = list(series_files(folder))
         for i, p in enumerate(patches, 1):
-            v = "v%d " % rev if rev > 1 else ""
+            v = " v%d" % rev if rev > 1 else ""
             # As git format-patch and b4 number them: 01/11, 1/9.
             w = len(str(len(patches)))
             n = " %0*d/%d" % (w, i, len(patches)) if len(patches) > 1 else ""
-            prefix = "[PATCH %s%s] " % (v.strip(), n) if v else \
-                "[PATCH%s] " % n
+            prefix = "[PATCH%s%s] " % (v, n)
             if not os.path.isfile(p):
                 errors = ["listed in %s/series, but no such file" % d]
             else:
