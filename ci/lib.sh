@@ -169,27 +169,45 @@ tests_series_for() {
 	esac
 }
 
-# tests_image TREE OUTDIR [TESTS_SERIES]: build the guest's tests
+# tests_image TREE OUTDIR [TESTS_SERIES [MM]]: build the guest's tests
 # (ci/4-image/image.sh) from TREE as it is, with the patches of TESTS_SERIES put
 # on top with ci/2-apply/apply.sh for the build (OUTDIR/tests-apply.log) and
-# taken off again: the tree is left at the commit it was at. Fails, saying
-# why, when a patch does not apply or the tests do not build. An image made
-# before from the same sources (image_key) is taken from the cache instead.
+# taken off again: the tree is left at the commit it was at. With MM (a
+# folder of the mm tree's files, patches/selftests-zswap/mm-tree), the
+# series is checked to apply to TREE's own files, then put on MM's files
+# in their place: the kselftests tested are the text that is mailed.
+# Fails, saying why, when a patch does not apply or the tests do not
+# build. An image made before from the same sources (image_key) is taken
+# from the cache instead.
 tests_image() {
-	local tree=$1 out=$2 ts=${3:-} head p rc=0 key="" f
+	local tree=$1 out=$2 ts=${3:-} mm=${4:-} head p rc=0 key="" f
 	# load_series sets these: the caller's stay as they are.
-	local patches=() patch_dir
+	local patches=() patch_dir mmfiles=()
 	head=$(git -C "$tree" rev-parse HEAD)
 	mkdir -p "$out"
 	: >"$out/tests-apply.log"
 	[ -z "$ts" ] || load_series "$ts"
-	key=$(image_key "$tree" "${patches[@]}") || key=""
+	[ -z "$mm" ] || mapfile -t mmfiles < <(find "$mm" -type f | LC_ALL=C sort)
+	key=$(image_key "$tree" "${patches[@]}" "${mmfiles[@]}") || key=""
 	local kept=$CACHE_DIR/images/$key
 	if [ -n "$key" ] && [ -f "$kept/initramfs.cpio.gz" ]; then
 		cp "$kept"/* "$out/"
 		touch "$kept"
 		echo "image: made before from the same sources, kept in $kept" >>"$out/tests-apply.log"
 		return 0
+	fi
+	if [ -n "$mm" ]; then
+		"$CI_DIR/upstream/check-mm-apply.sh" "$tree" "$ts" >>"$out/tests-apply.log" 2>&1 ||
+			{ tail -n 3 "$out/tests-apply.log" >&2; return 1; }
+		# A commit, for git am; the reset below takes it off.
+		cp -r "$mm/." "$tree/"
+		if ! { git -C "$tree" add -f -- "${mmfiles[@]#"$mm"/}" &&
+			git -C "$tree" -c user.name=zswap-series -c user.email=ci@localhost \
+				commit -q -m "the mm tree's files of $mm"; }; then
+			git -C "$tree" reset -q --hard "$head"
+			return 1
+		fi
+		echo "the tests series on the mm tree's files of $mm" >>"$out/tests-apply.log"
 	fi
 	for p in "${patches[@]}"; do
 		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue

@@ -138,6 +138,14 @@ qpatches=$patch_dir
 [ -n "$tests_series" ] || tests_series=$(tests_series_for "$ZS_KVER")
 [ "$tests_series" != none ] || tests_series=""
 [ -z "$tests_series" ] || tests_series=$(realpath "$tests_series")
+# On Debian's mainline tree, which stands in for the mm tree, the tests
+# series goes on the mm tree's own files where it keeps them (the text it
+# is mailed against); on a tree of your own, on that tree's.
+tests_mm=""
+if [ "$base" = mainline ] && [ -n "$tests_series" ] &&
+	[ -d "$(dirname "$tests_series")/mm-tree" ]; then
+	tests_mm=$(dirname "$tests_series")/mm-tree
+fi
 check_from
 
 # Debian's configuration for this kernel, where Debian 12 ships one.
@@ -203,7 +211,7 @@ fi
 reset_tree "$tree"
 echo "quilt:   push -a/pop -a: $quilt" >>"$results/header"
 if [ -n "$tests_series" ]; then
-	echo "tests:   built from each point with $tests_series on top" >>"$results/header"
+	echo "tests:   built from each point with $tests_series on top${tests_mm:+ of the files of $tests_mm}" >>"$results/header"
 else
 	echo "tests:   built from each point" >>"$results/header"
 fi
@@ -223,7 +231,7 @@ build_image() {
 	local dir=$results/image
 	[ -z "$image" ] || dir=$results/image-$(printf '%02d' "$1")
 	say "image: the selftests of point $1${tests_series:+ with $(basename "$(dirname "$tests_series")")}"
-	tests_image "$tree" "$dir" "$tests_series" ||
+	tests_image "$tree" "$dir" "$tests_series" "$tests_mm" ||
 		die "could not build the test image of point $1 (see $dir)"
 	image=$dir initrd=$dir/initramfs.cpio.gz
 }

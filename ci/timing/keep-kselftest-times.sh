@@ -38,6 +38,12 @@ fi
 	echo "# ci/timing/keep-kselftest-times.sh $*"
 	echo "# kept $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$(dirname "$res")/.." rev-parse HEAD 2>/dev/null || echo unknown)"
 	echo "# host: $(nproc) CPUs; the guest: TCG, as ci/5-boot/boot.sh runs it"
+	# Which test_zswap.c the series went on (ci/lib.sh tests_image).
+	if grep -qs "on the mm tree's files" "$res"/series-mainline/image*/tests-apply.log; then
+		echo "# test_zswap.c: the mm tree's, as mailed (patches/selftests-zswap/mm-tree), with the series"
+	else
+		echo "# test_zswap.c: the base tree's own, with the series"
+	fi
 	[ -z "$before" ] || echo "# before-leak-entry: as in the record kept $from"
 	python3 "$CI_DIR/timing/kselftest-time.py" test_zswap "${rows[@]}"
 	[ -z "$before" ] || printf '%s\n' "$before"

@@ -50,5 +50,5 @@ for p in "${patches[@]}"; do
 		exit 1
 	fi
 	hunks=$(echo "$out" | grep -E '^Hunk' | paste -sd' ') || true
-	echo "ok: $(basename "$p") applies${hunks:+: $hunks}${hunks:- cleanly, at the lines it names}"
+	echo "ok: $(basename "$p") applies${hunks:+: $hunks}$([ -n "$hunks" ] || echo " cleanly, at the lines it names")"
 done
