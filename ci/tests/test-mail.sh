@@ -48,7 +48,7 @@
 #      after PATCH, unlike git format-patch --rfc), b4 sends them, b4.json
 #      records v2 as sent;
 #   f) this repository's kselftests series (--base selftests-zswap), as
-#      the sender, not sent: a first posting, [PATCH 0/3] to [PATCH 3/3],
+#      the sender, not sent: a first posting, [PATCH 0/N] to [PATCH N/N],
 #      no changelog, link or range-diff of an earlier revision, the
 #      cover naming the mainline patch they go with (linked only once
 #      it is recorded as sent), checkpatch clean, each message within
@@ -509,13 +509,16 @@ own_subjects() {
 		headers "$m" | sed -n 's/^Subject: //p'
 	done
 }
+# own_n: how many patches the kselftests' series has.
+own_n=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/patches/selftests-zswap/series" | wc -l)
 # own_cover: the cover letter of the kselftests' mails.
-own_cover() { grep -lE '^Subject: \[PATCH 0/3\]' "$tmp"/own/*.eml; }
-# first_posting: [PATCH 0/3] to [PATCH 3/3], nothing else.
+own_cover() { grep -lE "^Subject: \[PATCH 0/$own_n\]" "$tmp"/own/*.eml; }
+# first_posting: [PATCH 0/N] to [PATCH N/N], nothing else.
 first_posting() {
-	local got
+	local got want="" i
 	got=$(own_subjects | sed -n 's/^\(\[PATCH [0-9]*\/[0-9]*\]\) .*/\1/p' | sort | paste -sd' ')
-	equals "subjects" "$got" '[PATCH 0/3] [PATCH 1/3] [PATCH 2/3] [PATCH 3/3]'
+	for i in $(seq 0 "$own_n"); do want="$want${want:+ }[PATCH $i/$own_n]"; done
+	equals "subjects" "$got" "$want"
 }
 # no_earlier_revision: no changelog, link to or range-diff against an
 # earlier revision in any mail.
@@ -569,7 +572,7 @@ d = json.load(open(sys.argv[1]))
 print(d.get("revision"), len(d.get("sent") or {}), d.get("change-id"))' "$own/b4.json"
 }
 check "kselftests: mail.sh --base selftests-zswap exits 0" rc_is own 0
-check "kselftests: [PATCH 0/3] to [PATCH 3/3], a first posting" first_posting
+check "kselftests: [PATCH 0/N] to [PATCH N/N], a first posting" first_posting
 check "kselftests: no changelog, link or range-diff of an earlier revision" no_earlier_revision
 check "kselftests: the cover letter names the mainline patch, linked only if recorded as sent" \
 	names_mainline "$(own_cover)"
