@@ -228,7 +228,8 @@ def write(out, meta_path, sample_paths):
              "XArray harness")
     L.append("")
     L.append("Made by `%s` on %s (`nice` %s), the report written by "
-             "`benchmarks/xarray-report.py`; every sample is in `%s.tsv.gz`."
+             "`benchmarks/xarray-report.py`; every sample is in `%s.tsv.gz` "
+             "beside it (git-ignored: the command makes them again)."
              % (m["command"], m["date"], m["niceness"],
                 os.path.basename(out)))
     L.append("")
