@@ -205,7 +205,8 @@ else
 	tree=$ZS_TREE
 fi
 tag=${ZS_TAG:-$(basename "$tree")}
-case $base in v6.12|v6.1) label=$base ;; *) label=$ZS_KVER ;; esac
+label=$ZS_KVER
+case " $ZS_BASES " in *" $base "*) [ -z "$(base_get "$base" config)" ] || label=$base ;; esac
 
 if [ ${#variants[@]} -eq 0 ]; then
 	[ -n "$series" ] || series=$(series_for "$ZS_KVER")

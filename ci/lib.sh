@@ -42,9 +42,52 @@ die() {
 # is installed, fetched, unpacked, checked out or built: each dies naming
 # the option (OPT, e.g. --runs) and what is wrong with VALUE.
 
-# The bases ci/1-tree/tree.sh knows by name; any other base is a kernel tree's
+# base_get BASE|KVER FIELD: FIELD of a base of ci/bases (the one place
+# a base is described), found by its name or by a kernel version its kver
+# pattern matches (the catch-all "*" last); empty for "-". Fails where
+# nothing matches.
+base_get() {
+	awk -v key="$1" -v field="$2" '
+	/^#/ || NF == 0 { next }
+	{ row[++n] = $0 }
+	END {
+		split("name kver package suites config series tests standins checks", f, " ")
+		for (i in f) col[f[i]] = i
+		if (!(field in col)) { print "base_get: no field " field > "/dev/stderr"; exit 2 }
+		for (r = 1; r <= n; r++) { split(row[r], v); if (v[1] == key) { hit = r; break } }
+		# By version: a pattern of its own first, the catch-all last.
+		for (r = 1; !hit && r <= n; r++) {
+			split(row[r], v)
+			pat = v[2]; gsub(/[.]/, "[.]", pat); gsub(/[*]/, ".*", pat)
+			if (v[2] != "*" && key ~ "^" pat "$") hit = r
+		}
+		for (r = 1; !hit && r <= n; r++) { split(row[r], v); if (v[2] == "*") hit = r }
+		if (!hit) exit 1
+		split(row[hit], v)
+		if (v[col[field]] != "-") print v[col[field]]
+	}' "$CI_DIR/bases"
+}
+
+# The bases known by name (ci/bases); any other base is a kernel tree's
 # path.
-ZS_BASES="mainline v6.12 v6.1"
+ZS_BASES=$(awk '!/^#/ && NF { printf "%s%s", sep, $1; sep = " " }' "$CI_DIR/bases")
+
+# The default base: the first of ci/bases.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+ZS_DEFAULT_BASE=${ZS_BASES%% *}
+
+# base_has BASE|KVER CHECK: CHECK is among the base's checks (ci/bases).
+base_has() {
+	[[ ",$(base_get "$1" checks)," == *",$2,"* ]]
+}
+
+# bases_with CHECK: the bases of ci/bases that have CHECK, one a line.
+bases_with() {
+	local b
+	for b in $ZS_BASES; do
+		! base_has "$b" "$1" || echo "$b"
+	done
+}
 
 # check_base OPT VALUE: one of ZS_BASES, or the path of a kernel tree (a
 # Makefile and mm/ there).
@@ -116,13 +159,9 @@ default_frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
 	"$REPO_DIR/configs/faultinject.config" "$REPO_DIR/configs/kunit.config")
 
 # series_for KVER|BASE: this repository's series for a kernel version or a
-# base name: the LTS backports for 6.12.y and 6.1.y, else the mainline one.
+# base name (ci/bases).
 series_for() {
-	case $1 in
-	v6.1|6.1|6.1.*) echo "$REPO_DIR/patches/v6.1/series" ;;
-	v6.12|6.12|6.12.*) echo "$REPO_DIR/patches/v6.12/series" ;;
-	*) echo "$REPO_DIR/patches/mainline/series" ;;
-	esac
+	echo "$REPO_DIR/$(base_get "$1" series)"
 }
 
 # makefile_kver: the kernel version that the top Makefile on stdin names
@@ -144,29 +183,25 @@ base_series() {
 }
 
 # distro_config: the path of Debian's own configuration for the kernel
-# $ZS_KVER (linux-config-X.Y, installed if missing; the "debian" column and
-# ci/jobs/compile-series.sh), where Debian 12 ships one; nothing otherwise.
+# $ZS_KVER (its config package of ci/bases, installed if missing; the
+# "debian" column and ci/jobs/compile-series.sh), where Debian 12 ships
+# one; nothing otherwise.
 distro_config() {
-	local xy
-	case $ZS_KVER in
-	6.12.*|6.1.*)
-		xy=$(cut -d. -f1,2 <<<"$ZS_KVER")
-		"$CI_DIR/deps.sh" "linux-config-$xy" >&2 || return 1
-		echo "/usr/src/linux-config-$xy/config.amd64_none_amd64.xz"
-		;;
-	esac
+	local pkg
+	pkg=$(base_get "$ZS_KVER" config)
+	[ -n "$pkg" ] || return 0
+	"$CI_DIR/deps.sh" "$pkg" >&2 || return 1
+	echo "/usr/src/$pkg/config.amd64_none_amd64.xz"
 }
 
 # tests_series_for KVER|BASE: the series of kselftests that the guest's
 # tests are built with at every point of a base's series, the base
-# included (docs/series.md): the zswap kselftests on mainline;
-# none on 6.12.y and 6.1.y, where they do not apply (6.12's test_zswap.c
-# lacks what they build on, 6.1 has no test_zswap.c).
+# included (ci/bases; docs/series.md); nothing where there is none (6.12's
+# test_zswap.c lacks what they build on, 6.1 has no test_zswap.c).
 tests_series_for() {
-	case $1 in
-	v6.1|6.1|6.1.*|v6.12|6.12|6.12.*) ;;
-	*) echo "$REPO_DIR/patches/selftests-zswap/series" ;;
-	esac
+	local s
+	s=$(base_get "$1" tests)
+	[ -z "$s" ] || echo "$REPO_DIR/$s"
 }
 
 # tests_image TREE OUTDIR [TESTS_SERIES [MM]]: build the guest's tests

@@ -4,8 +4,10 @@
 # Debian's experimental suite serves (sid's when experimental has none),
 # download that one package and take the kernel tarball out of it.
 #
-#   ci/1-tree/fetch-mainline.sh        -> ZS_PKG, ZS_DEBVER, ZS_SUITE, ZS_TARBALL
+#   ci/1-tree/fetch-mainline.sh [BASE]  -> ZS_PKG, ZS_DEBVER, ZS_SUITE, ZS_TARBALL
 #
+# BASE (default mainline) names the line of ci/bases whose package pattern
+# and suites these are.
 # The suites come from the archive this machine already uses for bookworm,
 # in an apt configuration of their own under the cache (signed by Debian's
 # archive keyring): nothing is installed from them and the machine's own
@@ -16,6 +18,11 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
+base=${1:-mainline}
+pkgpat=$(base_get "$base" package) || die "fetch-mainline: no base $base in ci/bases"
+[[ $pkgpat == *'*' ]] || die "fetch-mainline: $base's package $pkgpat is not a pattern"
+prefix=${pkgpat%\*}
+IFS=, read -ra suites <<<"$(base_get "$base" suites)"
 "$CI_DIR/deps.sh" debian-archive-keyring
 dir=$CACHE_DIR/mainline
 mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/debs"
@@ -28,7 +35,7 @@ uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
 cat >"$dir/suites.sources" <<EOF
 Types: deb
 URIs: $uri
-Suites: experimental sid
+Suites: ${suites[*]}
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
@@ -61,11 +68,11 @@ fi
 if apt-get "${apt_opts[@]}" -q update >"$log" 2>&1; then
 	# Every linux-source-7.* with its versions and suites; experimental's
 	# newest first, else sid's.
-	mapfile -t offers < <(apt-cache "${apt_opts[@]}" pkgnames linux-source-7. |
+	mapfile -t offers < <(apt-cache "${apt_opts[@]}" pkgnames "$prefix" |
 		sort -V | xargs -r apt-cache "${apt_opts[@]}" madison |
 		awk -F' *[|] *' '{ split($3, s, " "); sub("/.*", "", s[2]);
 			print s[2], $1, $2 }')
-	for suite in experimental sid; do
+	for suite in "${suites[@]}"; do
 		best=""
 		for o in "${offers[@]}"; do
 			read -r s p v <<<"$o"
@@ -76,7 +83,7 @@ if apt-get "${apt_opts[@]}" -q update >"$log" 2>&1; then
 		done
 		[ -n "$best" ] && break
 	done
-	[ -n "$best" ] || die "mainline: neither experimental nor sid serves a linux-source-7.* package (apt lists in $dir/lists)"
+	[ -n "$best" ] || die "mainline: none of ${suites[*]} serves a $pkgpat package (apt lists in $dir/lists)"
 	ZS_PKG=${best% *} ZS_DEBVER=${best#* } ZS_SUITE=$suite
 	tarball=$dir/$ZS_PKG-$ZS_DEBVER.tar.xz
 	if [ ! -s "$tarball" ]; then
@@ -98,7 +105,7 @@ if apt-get "${apt_opts[@]}" -q update >"$log" 2>&1; then
 	printf 'ZS_PKG=%q\nZS_DEBVER=%q\nZS_SUITE=%q\n' \
 		"$ZS_PKG" "$ZS_DEBVER" "$ZS_SUITE" >"$dir/last.info"
 else
-	pick_cached || die "mainline: the archive's package lists could not be fetched and no linux-source-7.* was fetched before (log: $log)"
+	pick_cached || die "mainline: the archive's package lists could not be fetched and no $pkgpat was fetched before (log: $log)"
 	say "tree: warning: archive unreachable, using $ZS_PKG $ZS_DEBVER ($ZS_SUITE) fetched before"
 	tarball=$dir/$ZS_PKG-$ZS_DEBVER.tar.xz
 fi

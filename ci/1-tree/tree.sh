@@ -3,12 +3,12 @@
 # Step 1, tree: prepare a scratch git tree of the base kernel, outside the
 # repository, and print where it is and which version it holds.
 #
-#   ci/1-tree/tree.sh mainline | v6.12 | v6.1 | /path/to/kernel/tree
+#   ci/1-tree/tree.sh BASE | /path/to/kernel/tree
 #
-# mainline takes the newest linux-source-7.* that Debian's experimental
-# suite serves (else sid's), downloaded alone (ci/1-tree/fetch-mainline.sh);
-# v6.12 and v6.1 take Debian 12's linux-source-<x.y> package (installed if
-# missing); a path takes a copy of that tree (its HEAD commit if it is a
+# A base of ci/bases takes its Debian package: where that is a pattern
+# (mainline: linux-source-7.*), the newest one its suites serve
+# (experimental, else sid), downloaded alone (ci/1-tree/fetch-mainline.sh);
+# else Debian 12's package of that name (installed if missing); a path takes a copy of that tree (its HEAD commit if it is a
 # git checkout, else the files as they are). The user's tree is only ever
 # read. Prints shell assignments: ZS_TREE, ZS_BASE_DESC, ZS_KVER, and
 # ZS_UPSTREAM (the upstream tag the tree corresponds to, where known) and
@@ -29,7 +29,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ $# -eq 1 ] || die "usage: $0 mainline|v6.12|v6.1|PATH"
+[ $# -eq 1 ] || die "usage: $0 BASE|PATH (BASE: ${ZS_BASES// /, })"
 base=$1
 check_base base "$base"
 trees=$CACHE_DIR/trees
@@ -69,17 +69,20 @@ unpack_debian() {
 }
 
 upstream=""
-case $base in
-mainline)
+# A base of ci/bases: its Debian package, the newest of a pattern or one
+# of Debian 12's; else a tree of your own.
+pkg=""
+case " $ZS_BASES " in *" $base "*) pkg=$(base_get "$base" package) ;; esac
+case $pkg in
+*'*'*)
 	# KEY=value lines: the package, its version and suite, the tarball.
-	eval "$("$CI_DIR/1-tree/fetch-mainline.sh")"
+	eval "$("$CI_DIR/1-tree/fetch-mainline.sh" "$base")"
 	tarball=$ZS_TARBALL
 	tree=$trees/$ZS_PKG-$ZS_DEBVER
 	desc="Debian $ZS_PKG $ZS_DEBVER ($ZS_SUITE)"
 	unpack_debian
 	;;
-v6.12|v6.1)
-	pkg=linux-source-${base#v}
+?*)
 	"$CI_DIR/deps.sh" "$pkg" || die "cannot install $pkg"
 	debver=$(dpkg-query -W -f='${Version}' "$pkg")
 	tarball=$(dpkg -L "$pkg" | grep -m1 '\.tar\.xz$') ||
@@ -140,13 +143,11 @@ git -C "$tree" rev-parse -q --verify zs-upstream >/dev/null ||
 kver=$(git -C "$tree" show zs-upstream:Makefile | makefile_kver)
 # The upstream tag of a Debian tree: 7.3.0-rc7 is v7.3-rc7, 6.12.117 is
 # v6.12.117; a tree of your own names none.
-case $base in
-mainline|v6.12|v6.1)
+if [ -n "$pkg" ]; then
 	upstream=v${kver%%-*}
 	upstream=${upstream%.0}
 	case $kver in *-rc*) upstream+=-${kver##*-} ;; esac
-	;;
-esac
+fi
 
 # takes_range COMMIT: zswap_invalidate() takes a range of slots there (the
 # three parameters of mm-stable's), or zswap has no such function.
@@ -184,11 +185,13 @@ apply_standins() {
 }
 
 standins=0
-if [ "$(series_for "$kver")" = "$REPO_DIR/patches/mainline/series" ]; then
+# The stand-ins of the base whose version this is (ci/bases).
+sfile=$(base_get "$kver" standins) || sfile=""
+if [ -n "$sfile" ]; then
 	if takes_range zs-upstream; then
 		say "tree: zswap_invalidate() takes a range here already: no stand-in for mm-stable applied"
 	else
-		load_series "$REPO_DIR/patches/mm-stable/series"
+		load_series "$REPO_DIR/$sfile"
 		standins=${#patches[@]}
 		# Made once for these stand-ins on this tree, then kept.
 		key=$(cat <(git -C "$tree" rev-parse zs-upstream) "${patches[@]}" | sha1sum | cut -c1-12)

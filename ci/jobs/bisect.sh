@@ -32,7 +32,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=${ZS_BASE:-mainline} series="" results="" check=""
+base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" check=""
 usage="usage: $0 [--base B] [--series FILE] [--results DIR] objects|build|boot|TEST"
 while [ $# -gt 0 ]; do
 	case $1 in

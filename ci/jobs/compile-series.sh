@@ -25,8 +25,9 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=v6.12 series="" results="" from=1
-usage="usage: $0 [--base v6.12|v6.1|mainline|PATH] [--series FILE] [--from K] [--results DIR]"
+mapfile -t compiled < <(bases_with compile)
+base=${compiled[0]} series="" results="" from=1
+usage="usage: $0 [--base ${ZS_BASES// /|}|PATH] [--series FILE] [--from K] [--results DIR]"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;

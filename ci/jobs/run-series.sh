@@ -54,7 +54,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=${ZS_BASE:-mainline} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
+base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 distro=all kcsan=last stress=full tests_series="" debug_only=""
 boots=all
 while [ $# -gt 0 ]; do
@@ -138,11 +138,13 @@ qpatches=$patch_dir
 [ -n "$tests_series" ] || tests_series=$(tests_series_for "$ZS_KVER")
 [ "$tests_series" != none ] || tests_series=""
 [ -z "$tests_series" ] || tests_series=$(realpath "$tests_series")
-# On Debian's mainline tree, which stands in for the mm tree, the tests
-# series goes on the mm tree's own files where it keeps them (the text it
-# is mailed against); on a tree of your own, on that tree's.
+# On a Debian tree that stands in for the mm tree (a base of ci/bases with
+# stand-ins: mainline), the tests series goes on the mm tree's own files
+# where it keeps them (the text it is mailed against); on a tree of your
+# own, on that tree's.
 tests_mm=""
-if [ "$base" = mainline ] && [ -n "$tests_series" ] &&
+if [[ " $ZS_BASES " == *" $base "* ]] && [ -n "$(base_get "$base" standins)" ] &&
+	[ -n "$tests_series" ] &&
 	[ -d "$(dirname "$tests_series")/mm-tree" ]; then
 	tests_mm=$(dirname "$tests_series")/mm-tree
 fi

@@ -24,8 +24,8 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=${ZS_BASE:-mainline}
-usage="usage: $0 [--base mainline|v6.12|v6.1|PATH]"
+base=${ZS_BASE:-$ZS_DEFAULT_BASE}
+usage="usage: $0 [--base ${ZS_BASES// /|}|PATH]"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
@@ -37,6 +37,10 @@ while [ $# -gt 0 ]; do
 done
 # Refused now, not after the stages before the first run-series.sh.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+# What runs on it is its line of ci/bases: by name, or for a tree of your
+# own by its version.
+key=$base
+case " $ZS_BASES " in *" $base "*) ;; *) key=$(makefile_kver <"$base/Makefile") ;; esac
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
@@ -77,13 +81,11 @@ stage "ci/check: judge, bad input, lint, figures, series, patch form" \
 stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.sh"
 # The snippet is MAINTAINERS as the mainline series leaves it: checked on
 # mainline or a tree of your own, not against an LTS backport's tree.
-case $base in
-v6.12 | v6.1) ;;
-*) stage "MAINTAINERS.snippet" "$CI_DIR/upstream/check-maintainers.sh" "$base" ;;
-esac
+! base_has "$key" maintainers ||
+	stage "MAINTAINERS.snippet" "$CI_DIR/upstream/check-maintainers.sh" "$base"
 # That stage fetched the mainline base (ci/1-tree/fetch-mainline.sh); the later
 # ones take the same package without reading the archive's lists again.
-[ "$base" != mainline ] || export ZS_MAINLINE_PINNED=1
+[ "$base" != "$ZS_DEFAULT_BASE" ] || export ZS_MAINLINE_PINNED=1
 # What the main job runs at every point is cut here, to keep the test
 # command short on 2 cores: every point of every series is built; every
 # point of mainline, the series that goes to linux-mm, gets its three
@@ -108,12 +110,12 @@ esac
 # takes minutes a file) are left to the main job; test-faults.sh checks
 # that a planted sparse warning turns the sparse cell red.
 opts=(--variants none --debug none --kcsan none --gates none)
-case $base in
-mainline)
+if base_has "$key" boots; then
 	opts=(--variants none --debug last --debug-only "test_zswap,zswap_lockfree"
-		--kcsan none --gates none) ;;
-v6.12 | v6.1) opts+=(--boots last) ;;
-esac
+		--kcsan none --gates none)
+elif base_has "$key" compile; then
+	opts+=(--boots last)
+fi
 opts+=(--stress short)
 stage "series on $base, every point green" \
 	"$CI_DIR/jobs/run-series.sh" --base "$base" "${opts[@]}" \
@@ -130,18 +132,19 @@ stage "GitHub and GitLab CI files" \
 stage "injected faults are caught on $base" \
 	"$CI_DIR/tests/test-faults.sh" --base "$base" --no-kcsan --no-variants \
 	--results "$out/faults-$base"
-if [ "$base" = mainline ]; then
-	stage "the zswap kselftests catch broken frees on mainline" \
+if [ -n "$(base_get "$key" tests)" ]; then
+	stage "the zswap kselftests catch broken frees on $base" \
 		"$CI_DIR/tests/test-faults.sh" --base selftests-zswap \
 		--no-kcsan --no-variants --results "$out/faults-selftests-zswap"
+fi
+base_has "$key" mails &&
 	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
 		"$CI_DIR/tests/test-mail.sh"
-fi
-if [ "$base" = mainline ]; then
+if [ "$base" = "$ZS_DEFAULT_BASE" ]; then
 	# The LTS backports at every point, on the trees Debian serves today:
 	# apply, checkpatch, and the objects they touch compiled with Debian's
 	# configuration and the guest's, no whole build (ci/jobs/compile-series.sh).
-	for lts in v6.12 v6.1; do
+	for lts in $(bases_with compile); do
 		stage "$lts: every point applies, passes checkpatch, compiles" \
 			"$CI_DIR/jobs/compile-series.sh" --base "$lts" \
 			--results "$out/compile-$lts"
@@ -151,11 +154,14 @@ if [ "$base" = mainline ]; then
 			"$CI_DIR/tests/test-compile-faults.sh" --base "$lts" \
 			--results "$out/compile-faults-$lts"
 	done
-	# A patch that breaks the build planted in v6.12's series (ten points):
-	# the bisection by compiling the objects, and the check above, name it.
-	stage "bisect and the compile check name a broken v6.12 patch" \
-		"$CI_DIR/tests/test-bisect.sh" --base v6.12 --check objects \
-		--results "$out/bisect-v6.12"
+	# A patch that breaks the build planted in a compiled base's series
+	# (v6.12's: ten points): the bisection by compiling the objects, and the
+	# check above, name it.
+	for b in $(bases_with bisect); do
+		stage "bisect and the compile check name a broken $b patch" \
+			"$CI_DIR/tests/test-bisect.sh" --base "$b" --check objects \
+			--results "$out/bisect-$b"
+	done
 elif [ -f "$CI_DIR/tests/faults/$base/build-break.patch" ]; then
 	# On a base that has a patch that breaks the build to plant.
 	stage "bisect names a broken patch on $base" \

@@ -12,7 +12,8 @@ set -euo pipefail
 
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
-[ $# -gt 0 ] || set -- mainline v6.12 v6.1
+# shellcheck disable=SC2086 # one word a base
+[ $# -gt 0 ] || set -- $ZS_BASES
 
 cells=()
 for base in "$@"; do

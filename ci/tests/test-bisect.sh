@@ -14,9 +14,9 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=mainline check=build
+base=$ZS_DEFAULT_BASE check=build
 results=$REPO_DIR/results/test-bisect-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base mainline|v6.12] [--check build|objects] [--results DIR]"
+usage="usage: $0 [--base BASE] [--check build|objects] [--results DIR]"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;

@@ -18,9 +18,10 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=v6.12
+mapfile -t compiled < <(bases_with compile)
+base=${compiled[0]}
 results=$REPO_DIR/results/test-compile-faults-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base v6.12|v6.1] [--results DIR]"
+usage="usage: $0 [--base $(IFS="|"; echo "${compiled[*]}")] [--results DIR]"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
 	shift 2
 done
-check_choice --base "$base" v6.12 v6.1
+check_choice --base "$base" "${compiled[@]}"
 check_outdir --results "$results"
 mkdir -p "$results"
 results=$(realpath "$results")

@@ -36,7 +36,7 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=${ZS_BASE:-mainline} results="" no_kcsan=0 no_variants=0
+base=${ZS_BASE:-$ZS_DEFAULT_BASE} results="" no_kcsan=0 no_variants=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;

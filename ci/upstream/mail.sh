@@ -114,7 +114,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 state_py=$CI_DIR/upstream/b4state.py
-base=${ZS_BASE:-mainline} series="" out="" from="" send="" nosign="" marksent=""
+base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" out="" from="" send="" nosign="" marksent=""
 prefixes=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -145,8 +145,8 @@ done
 
 # --base NAME where patches/NAME/series (or NAME/series) is a series
 # folder rather than a base: that series, on mainline.
-case $base in
-mainline|v6.12|v6.1) ;;
+case " $ZS_BASES " in
+*" $base "*) ;;
 *)
 	sfolder=""
 	if [ -f "$REPO_DIR/patches/$base/series" ]; then
@@ -156,7 +156,7 @@ mainline|v6.12|v6.1) ;;
 	fi
 	if [ -n "$sfolder" ]; then
 		[ -z "$series" ] || die "--base $base is a series folder; give --series or --base NAME, not both"
-		series=$sfolder/series base=mainline
+		series=$sfolder/series base=$ZS_DEFAULT_BASE
 	else
 		check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 	fi
@@ -228,14 +228,12 @@ fi
 # Trees: the base, and for the LTS bases the mainline tree whose
 # get_maintainer.pl and MAINTAINERS name today's maintainers.
 maint_tree=""
-case $base in
-v6.12|v6.1)
-	say "tree: preparing mainline for get_maintainer.pl"
-	envs=$("$CI_DIR/1-tree/tree.sh" mainline) || die "cannot prepare the mainline tree"
+if [ "$base" != "$ZS_DEFAULT_BASE" ] && [[ " $ZS_BASES " == *" $base "* ]]; then
+	say "tree: preparing $ZS_DEFAULT_BASE for get_maintainer.pl"
+	envs=$("$CI_DIR/1-tree/tree.sh" "$ZS_DEFAULT_BASE") || die "cannot prepare the $ZS_DEFAULT_BASE tree"
 	eval "$envs"
 	maint_tree=$ZS_TREE
-	;;
-esac
+fi
 say "tree: preparing base $base"
 envs=$("$CI_DIR/1-tree/tree.sh" "$base") || die "cannot prepare the base $base"
 eval "$envs"
