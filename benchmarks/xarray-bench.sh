@@ -156,7 +156,7 @@ build() {
 		say "tree: the mainline base (ci/1-tree/tree.sh mainline)"
 		local out
 		out=$("$CI_DIR/1-tree/tree.sh" mainline)
-		eval "$out"
+		set_env ZS_ <<<"$out"
 		tree=$ZS_TREE rev=zs-base
 		tree_desc="$ZS_BASE_DESC, $tree at zs-base"
 	fi

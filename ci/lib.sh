@@ -89,6 +89,20 @@ bases_with() {
 	done
 }
 
+# set_env PREFIX: set the variables of the NAME=VALUE lines on stdin, a
+# step's output (ci/1-tree/tree.sh's ZS_*, b4state.py's st_*): each value is
+# the rest of its line, taken as it is, never run; a name without PREFIX
+# is refused.
+set_env() {
+	local line k
+	while IFS= read -r line; do
+		k=${line%%=*}
+		[[ $k == "$1"* && $k =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] ||
+			die "set_env: '$line' is no $1* variable"
+		printf -v "$k" '%s' "${line#*=}"
+	done
+}
+
 # check_base OPT VALUE: one of ZS_BASES, or the path of a kernel tree (a
 # Makefile and mm/ there).
 check_base() {
@@ -342,7 +356,7 @@ clear_stale_locks() {
 use_tree() {
 	local envs repo dir slot=0
 	envs=$("$CI_DIR/1-tree/tree.sh" "$1") || die "cannot prepare the base $1"
-	eval "$envs"
+	set_env ZS_ <<<"$envs"
 	repo=$ZS_TREE
 	while :; do
 		dir=$repo

@@ -61,7 +61,7 @@ log=$dir/apt.log
 # that every stage of one test run takes the same base, and the lists are
 # not read again (6 s) by each of its dozen jobs on mainline.
 if [ -n "${ZS_MAINLINE_PINNED:-}" ] && pick_cached; then
-	printf 'ZS_PKG=%q\nZS_DEBVER=%q\nZS_SUITE=%q\nZS_TARBALL=%q\n' \
+	printf 'ZS_PKG=%s\nZS_DEBVER=%s\nZS_SUITE=%s\nZS_TARBALL=%s\n' \
 		"$ZS_PKG" "$ZS_DEBVER" "$ZS_SUITE" "$dir/$ZS_PKG-$ZS_DEBVER.tar.xz"
 	exit 0
 fi
@@ -110,5 +110,5 @@ else
 	tarball=$dir/$ZS_PKG-$ZS_DEBVER.tar.xz
 fi
 
-printf 'ZS_PKG=%q\nZS_DEBVER=%q\nZS_SUITE=%q\nZS_TARBALL=%q\n' \
+printf 'ZS_PKG=%s\nZS_DEBVER=%s\nZS_SUITE=%s\nZS_TARBALL=%s\n' \
 	"$ZS_PKG" "$ZS_DEBVER" "$ZS_SUITE" "$tarball"

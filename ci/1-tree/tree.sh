@@ -76,7 +76,8 @@ case " $ZS_BASES " in *" $base "*) pkg=$(base_get "$base" package) ;; esac
 case $pkg in
 *'*'*)
 	# KEY=value lines: the package, its version and suite, the tarball.
-	eval "$("$CI_DIR/1-tree/fetch-mainline.sh" "$base")"
+	fetched=$("$CI_DIR/1-tree/fetch-mainline.sh" "$base") || exit 1
+	set_env ZS_ <<<"$fetched"
 	tarball=$ZS_TARBALL
 	tree=$trees/$ZS_PKG-$ZS_DEBVER
 	desc="Debian $ZS_PKG $ZS_DEBVER ($ZS_SUITE)"
@@ -211,5 +212,5 @@ else
 	git -C "$tree" tag -f zs-base zs-upstream >/dev/null
 fi
 
-printf 'ZS_TREE=%q\nZS_BASE_DESC=%q\nZS_KVER=%q\nZS_UPSTREAM=%q\nZS_STANDINS=%q\n' \
+printf 'ZS_TREE=%s\nZS_BASE_DESC=%s\nZS_KVER=%s\nZS_UPSTREAM=%s\nZS_STANDINS=%s\n' \
 	"$tree" "$desc" "$kver" "$upstream" "$standins"

@@ -169,7 +169,7 @@ sgit add -A
 sgit commit -q -m 'the series as v1'
 
 envs=$("$CI_DIR/1-tree/tree.sh" mainline)
-eval "$envs"
+set_env ZS_ <<<"$envs"
 echo "# base: $ZS_UPSTREAM, $ZS_BASE_DESC"
 
 # mail OUT ARGS...: ci/upstream/mail.sh on the scratch series into $tmp/OUT;

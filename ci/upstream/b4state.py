@@ -70,7 +70,6 @@ import inspect
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 
@@ -140,8 +139,11 @@ def cmd_state(path):
         'st_last_series': (last or {}).get('series', ''),
         'st_history': json.dumps(history),
     }
+    # NAME=VALUE lines, read by ci/lib.sh set_env: a value to the end of
+    # its line.
     for k, v in out.items():
-        print(f'{k}={shlex.quote(v)}')
+        assert '\n' not in v, k
+        print(f'{k}={v}')
 
 
 def split_cover(msg):

@@ -17,7 +17,8 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-eval "$("$CI_DIR/1-tree/tree.sh" "${1:-mainline}")"
+envs=$("$CI_DIR/1-tree/tree.sh" "${1:-$ZS_DEFAULT_BASE}")
+set_env ZS_ <<<"$envs"
 snippet=$REPO_DIR/MAINTAINERS.snippet
 load_series "$(series_for "$ZS_KVER")"
 work=$(mktemp -d)

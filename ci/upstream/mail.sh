@@ -231,12 +231,12 @@ maint_tree=""
 if [ "$base" != "$ZS_DEFAULT_BASE" ] && [[ " $ZS_BASES " == *" $base "* ]]; then
 	say "tree: preparing $ZS_DEFAULT_BASE for get_maintainer.pl"
 	envs=$("$CI_DIR/1-tree/tree.sh" "$ZS_DEFAULT_BASE") || die "cannot prepare the $ZS_DEFAULT_BASE tree"
-	eval "$envs"
+	set_env ZS_ <<<"$envs"
 	maint_tree=$ZS_TREE
 fi
 say "tree: preparing base $base"
 envs=$("$CI_DIR/1-tree/tree.sh" "$base") || die "cannot prepare the base $base"
-eval "$envs"
+set_env ZS_ <<<"$envs"
 tree=$ZS_TREE
 tag=$(basename "$tree")
 
@@ -266,8 +266,7 @@ if [ -f "$sdir/goes-with" ]; then
 		sed -n '/^Subject: /{s/^Subject: \[[^]]*\] //;N;s/\n / /;s/\n.*//;p;q}' "${patches[0]}")
 	wmsgid=""
 	if [ -f "$wdir/b4.json" ]; then
-		wmsgid=$(st_last_msgid=""; eval "$(python3 "$state_py" state "$wdir/b4.json")" &&
-			echo "$st_last_msgid")
+		wmsgid=$(python3 "$state_py" state "$wdir/b4.json" | sed -n 's/^st_last_msgid=//p')
 	fi
 	if [ -n "$wmsgid" ]; then
 		with_line="They go with \"$wsubj\":"
@@ -319,7 +318,7 @@ case $work in *"'"*) die "$work: a quote in the path" ;; esac
 st_revision=1 st_change_id="" st_last="" st_last_msgid="" st_last_commit=""
 st_last_series="" st_history="{}"
 st=$(python3 "$state_py" state "$state") || exit 1
-eval "$st"
+set_env st_ <<<"$st"
 rev=$st_revision
 manifest() {
 	python3 "$state_py" manifest "$1" series="$series" revision="$rev" \
