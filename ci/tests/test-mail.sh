@@ -552,7 +552,7 @@ own_checkpatch_clean() {
 			{ echo "# not clean: $l"; return 1; }
 		nlog=$((nlog + 1))
 	done
-	[ "$nlog" -eq 3 ]
+	[ "$nlog" -eq "$own_n" ]
 }
 # within_limits: each message (the body above its first "---") within
 # 400 words, each subject within 75 columns.
