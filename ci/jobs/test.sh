@@ -132,10 +132,13 @@ stage "GitHub and GitLab CI files" \
 stage "injected faults are caught on $base" \
 	"$CI_DIR/tests/test-faults.sh" --base "$base" --no-kcsan --no-variants \
 	--results "$out/faults-$base"
-if [ -n "$(base_get "$key" tests)" ]; then
+# The faults of its kselftests' series (ci/bases: tests).
+ts=$(base_get "$key" tests)
+if [ -n "$ts" ]; then
+	ts=$(basename "$(dirname "$ts")")
 	stage "the zswap kselftests catch broken frees on $base" \
-		"$CI_DIR/tests/test-faults.sh" --base selftests-zswap \
-		--no-kcsan --no-variants --results "$out/faults-selftests-zswap"
+		"$CI_DIR/tests/test-faults.sh" --series "$ts" \
+		--no-kcsan --no-variants --results "$out/faults-$ts"
 fi
 base_has "$key" mails &&
 	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \

@@ -11,14 +11,14 @@
 # A fault that no longer applies, or that turns its row red some other way,
 # is "not caught for the right reason". Prints TAP and a closing count.
 #
-# --base selftests-zswap (a series of kselftests, patches/selftests-*/):
+# --series selftests-zswap (a series of kselftests, patches/selftests-*/):
 # its faults, ci/tests/faults/<name>/, go on the kernel base its tests are for,
 # which the folder's file "base" names, under no patch of the zswap
 # series, unless its file "under" names a series for the fault (FAULT
 # SERIES, e.g. a fault in code that series adds); the guest's tests come
 # from the tests series, as ci/jobs/run-series.sh builds them on that base.
 #
-#   ci/tests/test-faults.sh [--base mainline|v6.12|PATH|selftests-zswap]
+#   ci/tests/test-faults.sh [--base mainline|v6.12|PATH | --series selftests-zswap]
 #                           [--results DIR] [--no-kcsan] [--no-variants] [FAULT...]
 #
 # --no-kcsan leaves out the checks judged on a KCSAN row (targets
@@ -36,10 +36,11 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-base=${ZS_BASE:-$ZS_DEFAULT_BASE} results="" no_kcsan=0 no_variants=0
+base=${ZS_BASE:-$ZS_DEFAULT_BASE} results="" no_kcsan=0 no_variants=0 tseries=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
+	--series) tseries=${2-} ;;
 	--results) results=${2-} ;;
 	--no-kcsan) no_kcsan=1; shift; continue ;;
 	--no-variants) no_variants=1; shift; continue ;;
@@ -53,20 +54,23 @@ while [ $# -gt 0 ]; do
 done
 faults=("$@")
 # Refused here, before a tree is prepared or anything built.
-case $base in
-selftests-*) ;;
-*) check_base "${ZS_BASE:+ZS_BASE or }--base" "$base" ;;
-esac
+if [ -n "$tseries" ]; then
+	[ -f "$CI_DIR/tests/faults/$tseries/base" ] ||
+		die "--series $tseries: no ci/tests/faults/$tseries/base (a series of kselftests whose faults go on a base)"
+	base=$tseries
+elif [[ " $ZS_BASES " != *" $base "* ]] && [ -f "$REPO_DIR/patches/$base/series" ]; then
+	die "--base $base: that is a series, not a base: give --series $base"
+else
+	check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+fi
 [ -z "$results" ] || check_outdir --results "$results"
 
 # The series of the base: by name, or by the version of a tree of your own;
 # for a tests series, the base its faults folder names.
 tests_base=""
-case $base in
-selftests-*)
+case $tseries in
+?*)
 	fdir=$CI_DIR/tests/faults/$base
-	[ -f "$fdir/base" ] ||
-		die "--base $base: no $fdir/base, the base the faults of $base go on"
 	tests_base=$base
 	base=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/base")
 	sfile=""

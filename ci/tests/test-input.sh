@@ -187,7 +187,8 @@ tf=ci/tests/test-faults.sh
 echo "# $tf"
 refused "--base 'v9.9': no such base" $tf --base v9.9
 refused "unknown option --bogus" $tf --bogus
-refused "--base selftests-nope: no" $tf --base selftests-nope
+refused "--series selftests-nope: no" $tf --series selftests-nope
+refused "--base selftests-zswap: that is a series, not a base: give --series selftests-zswap" $tf --base selftests-zswap
 refused "fault no-such-fault: no line" $tf no-such-fault
 # The flags take no value: the word after one is a fault's name.
 refused "fault no-such-fault: no line" $tf --no-kcsan --no-variants no-such-fault

@@ -47,7 +47,7 @@
 #      that keeps the mails: [PATCH RFC v2 ...] (b4 writes its prefixes
 #      after PATCH, unlike git format-patch --rfc), b4 sends them, b4.json
 #      records v2 as sent;
-#   f) this repository's kselftests series (--base selftests-zswap), as
+#   f) this repository's kselftests series (--series selftests-zswap), as
 #      the sender, not sent: a first posting, [PATCH 0/N] to [PATCH N/N],
 #      no changelog, link or range-diff of an earlier revision, the
 #      cover naming the mainline patch they go with (linked only once
@@ -500,7 +500,7 @@ check "send: nothing went to the failing SMTP command" test ! -e "$tmp/smtp-atte
 
 echo "# f) this repository's kselftests series, as $sender: a first posting, not sent"
 own=$REPO_DIR/patches/selftests-zswap
-what=(--base selftests-zswap)
+what=(--series selftests-zswap)
 mail own
 # own_subjects: the subject of each of the kselftests' mails.
 own_subjects() {
@@ -571,7 +571,7 @@ own_state() {
 d = json.load(open(sys.argv[1]))
 print(d.get("revision"), len(d.get("sent") or {}), d.get("change-id"))' "$own/b4.json"
 }
-check "kselftests: mail.sh --base selftests-zswap exits 0" rc_is own 0
+check "kselftests: mail.sh --series selftests-zswap exits 0" rc_is own 0
 check "kselftests: [PATCH 0/N] to [PATCH N/N], a first posting" first_posting
 check "kselftests: no changelog, link or range-diff of an earlier revision" no_earlier_revision
 check "kselftests: the cover letter names the mainline patch, linked only if recorded as sent" \

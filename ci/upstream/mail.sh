@@ -8,18 +8,15 @@
 # with commit references checked) on every patch mail (not the cover letter).
 # Nothing is sent unless --send is given.
 #
-#   ci/upstream/mail.sh [--base mainline|v6.12|v6.1|PATH|NAME] [--series FILE]
+#   ci/upstream/mail.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE|NAME]
 #                       [--out DIR] [--prefix WORD]... [--from 'Name <addr>']
 #                       [--send [--no-sign]]
 #   ci/upstream/mail.sh --mark-sent DIR
 #
-# --base      the base (ci/1-tree/tree.sh; default mainline), --series
-#             the series (default: the one of the base,
-#             patches/<base>/series).
-#             --base NAME, where patches/NAME/series (or NAME/series) is
-#             a series folder, is --series patches/NAME/series on
-#             mainline (e.g. a series of kselftests); for such a series
-#             on another base give --base v6.12 --series FILE.
+# --base      the base (ci/1-tree/tree.sh, ci/bases; default mainline),
+# --series    the series (default: the one of the base, ci/bases): a
+#             series file, or NAME for patches/NAME/series (e.g.
+#             selftests-zswap, the kselftests, on mainline).
 # --out       where the mails go (default results/mail-<date>-<tree>/; old
 #             *.eml there are removed first), with b4.log, a
 #             checkpatch-<mail>.log for each patch mail and series.json
@@ -143,25 +140,15 @@ for w in "${prefixes[@]}"; do
 done
 [ -z "$out" ] || check_outdir --out "$out"
 
-# --base NAME where patches/NAME/series (or NAME/series) is a series
-# folder rather than a base: that series, on mainline.
-case " $ZS_BASES " in
-*" $base "*) ;;
-*)
-	sfolder=""
-	if [ -f "$REPO_DIR/patches/$base/series" ]; then
-		sfolder=$REPO_DIR/patches/$base
-	elif [ -f "$base/series" ]; then
-		sfolder=$base
-	fi
-	if [ -n "$sfolder" ]; then
-		[ -z "$series" ] || die "--base $base is a series folder; give --series or --base NAME, not both"
-		series=$sfolder/series base=$ZS_DEFAULT_BASE
-	else
-		check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
-	fi
-	;;
-esac
+# --series NAME: patches/NAME/series. --base names a base only.
+if [ -n "$series" ] && [ ! -e "$series" ] && [[ $series != */* ]] &&
+	[ -f "$REPO_DIR/patches/$series/series" ]; then
+	series=$REPO_DIR/patches/$series/series
+fi
+if [[ " $ZS_BASES " != *" $base "* ]] && [ -f "$REPO_DIR/patches/$base/series" ]; then
+	die "--base $base: that is a series, not a base: give --series $base"
+fi
+check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 
 if [ -n "$marksent" ]; then
 	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
