@@ -20,6 +20,12 @@ the upload paths, laid out as the CI's download would, and the table job's
 own script must give the rows of the run itself (on GitHub, also in the
 job summary).
 Needs PyYAML (Debian: python3-yaml).
+
+Why not actionlint alone: actionlint checks a workflow's syntax,
+expressions and shell steps, not what this checks (that the matrix is the
+series' points, the time limit the boots', the artifacts what the table
+job reads), nor .gitlab-ci.yml; and it is no Debian 12 package. Where it
+is installed it can run beside this.
 """
 import fnmatch
 import json

@@ -2,6 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """The JSON side of ci/upstream/mail.sh; run by it, not by hand.
 
+Why this is not left to b4 alone: b4 prep keeps a series' state (its
+change-id, revision, the Message-IDs of what was sent) in the cover commit
+of a branch in the git repository it runs in. The series live here as
+quilt folders, and every clone of this repository (CI's included) starts
+without that branch: mail.sh enrolls the series as a b4 prep branch in a
+scratch clone each run, and b4 writes and sends the mails. What must
+outlive the scratch clone is those few fields, kept in b4.json and written
+back into the cover commit's tracking data before b4 runs ("tracking"
+below); b4 does everything else.
+
 patches/<base>/b4.json keeps what b4 prep would keep in its branch, for
 a branch that ci/upstream/mail.sh rebuilds every run in a scratch clone:
 
