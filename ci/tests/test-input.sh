@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Test that the commands refuse bad input at once: each case must exit
-# non-zero within 2 seconds, its message naming the option (or what is
+# non-zero within 2 seconds of CPU time (and 10 of wall-clock time, which
+# a loaded machine stretches), its message naming the option (or what is
 # wrong), having installed, fetched, prepared and built nothing. They run
 # with apt-get, apt, dpkg, dpkg-query, make, b4 and qemu-system-x86_64
 # replaced by commands that record being run and fail, the caches
@@ -53,15 +54,30 @@ json.dump({"series": sys.argv[2], "revision": 1, "change-id": "20261201-zswap-ma
 }
 
 n=0 failed=0
-# run CMD...: run it from the repository, with no input; sets rc and ms,
+# run CMD...: run it from the repository, with no input; sets rc, ms (wall
+# clock) and cpu (its CPU time, user and system, in ms: the difference in
+# the times builtin's line for this shell's children, run in this shell),
 # its output in $tmp/out and $tmp/err.
 run() {
 	local t0
 	rm -f "$tmp/ran"
+	times >"$tmp/times0"
 	t0=$(date +%s%N)
 	rc=0
 	(cd "$REPO_DIR" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
+	times >"$tmp/times1"
+	cpu=$(awk 'function ms(x, m) {
+			m = x; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", x); sub(/s$/, "", x)
+			return (m * 60 + x) * 1000 }
+		FNR == 2 { c[FILENAME] = ms($1) + ms($2) }
+		END { printf "%d\n", c[ARGV[2]] - c[ARGV[1]] }' "$tmp/times0" "$tmp/times1")
+}
+# quick: the command took under 2 s of CPU and 10 s of wall-clock time;
+# else why not.
+quick() {
+	[ "$cpu" -lt 2000 ] || echo "took $cpu ms of CPU"
+	[ "$ms" -lt 10000 ] || echo "took $ms ms"
 }
 # nothing_done: no fake command ran, the caches are still empty.
 nothing_done() {
@@ -93,9 +109,10 @@ refused() {
 	run "$@"
 	[ "$rc" -ne 0 ] || why="exit 0"
 	grep -qF -- "$words" "$tmp/err" || why="${why:+$why; }no '$words' in its message"
-	[ "$ms" -lt 2000 ] || why="${why:+$why; }took $ms ms"
+	slow=$(quick)
+	[ -z "$slow" ] || why="${why:+$why; }$slow"
 	nothing_done || why="${why:+$why; }it did work"
-	result "$why" "${*#"$REPO_DIR/"}: refused in $ms ms: $(grep -m1 . "$tmp/err" | cut -c1-160)"
+	result "$why" "${*#"$REPO_DIR/"}: refused in $ms ms ($cpu ms CPU): $(grep -m1 . "$tmp/err" | cut -c1-160)"
 }
 # helps CMD...: CMD --help exits 0 in under 2 s, printing its usage.
 helps() {
@@ -103,9 +120,10 @@ helps() {
 	run "$@" --help
 	[ "$rc" -eq 0 ] || why="exit $rc"
 	grep -qi 'usage\|options\|^#* *ci/\|^#* *benchmarks/' "$tmp/out" || why="${why:+$why; }no usage printed"
-	[ "$ms" -lt 2000 ] || why="${why:+$why; }took $ms ms"
+	slow=$(quick)
+	[ -z "$slow" ] || why="${why:+$why; }$slow"
 	nothing_done || why="${why:+$why; }it did work"
-	result "$why" "$* --help: exit $rc in $ms ms, $(wc -l <"$tmp/out") lines of usage"
+	result "$why" "$* --help: exit $rc in $ms ms ($cpu ms CPU), $(wc -l <"$tmp/out") lines of usage"
 }
 
 # accepted CMD...: good input gets past the checks: CMD goes on to its
