@@ -457,7 +457,7 @@ open(path, "w", encoding="utf-8").write(text[:at] + "".join(t + "\n" for t in ta
 	"$repo/patches/planted/$(patch_n 1)" "Tested-by: $placeholder" "Cc: $planted_cc"
 sgit add patches/planted
 sgit commit -q -m 'a copy of the series with identities that cannot receive replies'
-what=(--base "$repo/patches/planted")
+what=(--series "$repo/patches/planted/series")
 mail planted --send
 planted_mail=$(grep -lF "Tested-by: $placeholder" "$tmp"/planted/*.eml 2>/dev/null | sed -n 1p)
 check "--send of a series (--base FOLDER) naming unreachable identities: refused" \

@@ -6,8 +6,9 @@
 # mainline) and its selftests-zswap fault stage. ci/timing/figures.py reads
 # the figures of docs/tests.md from it.
 #
-#   ci/timing/keep-kselftest-times.sh RESULTS [BEFORE_ROW]
+#   ci/timing/keep-kselftest-times.sh [--note TEXT] RESULTS [BEFORE_ROW]
 #
+# --note: a line for the header, e.g. what else the host ran meanwhile.
 # RESULTS: results/test-<date> of ci/jobs/test.sh. BEFORE_ROW: a row folder
 # of the same fault (leak-entry) with the tests as they were before, kept
 # as the line before-leak-entry; without it, the file's before-leak-entry
@@ -16,7 +17,12 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-{ [ $# -ge 1 ] && [ $# -le 2 ]; } || die "usage: $0 RESULTS [BEFORE_ROW]"
+note=""
+if [ "${1-}" = --note ]; then
+	note=${2-}
+	shift 2 || die "--note needs a value"
+fi
+{ [ $# -ge 1 ] && [ $# -le 2 ]; } || die "usage: $0 [--note TEXT] RESULTS [BEFORE_ROW]"
 res=$1
 [ -d "$res/series-mainline" ] || die "$res: no series-mainline (not ci/jobs/test.sh results)"
 [ -d "$res/faults-selftests-zswap" ] || die "$res: no faults-selftests-zswap"
@@ -35,9 +41,10 @@ if [ $# -lt 2 ]; then
 	from=$(sed -n 's/^# kept //p' "$out" 2>/dev/null | head -n 1)
 fi
 {
-	echo "# ci/timing/keep-kselftest-times.sh $*"
+	echo "# ci/timing/keep-kselftest-times.sh${note:+ --note ...} $*"
 	echo "# kept $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$(dirname "$res")/.." rev-parse HEAD 2>/dev/null || echo unknown)"
 	echo "# host: $(nproc) CPUs; the guest: TCG, as ci/5-boot/boot.sh runs it"
+	[ -z "$note" ] || echo "# note: $note"
 	# Which test_zswap.c the series went on (ci/lib.sh tests_image).
 	if grep -qs "on the mm tree's files" "$res"/series-mainline/image*/tests-apply.log; then
 		echo "# test_zswap.c: the mm tree's, as mailed (patches/selftests-zswap/mm-tree), with the series"
