@@ -173,7 +173,7 @@ set_env ZS_ <<<"$envs"
 echo "# base: $ZS_UPSTREAM, $ZS_BASE_DESC"
 
 # mail OUT ARGS...: ci/upstream/mail.sh on the scratch series into $tmp/OUT;
-# what names the series otherwise (e.g. what=(--base FOLDER), for one run).
+# what names the series otherwise (e.g. what=(--series FILE), for one run).
 what=()
 mail() {
 	local o=$1
