@@ -206,7 +206,7 @@ else
 fi
 tag=${ZS_TAG:-$(basename "$tree")}
 label=$ZS_KVER
-case " $ZS_BASES " in *" $base "*) [ -z "$(base_get "$base" config)" ] || label=$base ;; esac
+! base_named "$base" || [ -z "$(base_get "$base" config)" ] || label=$base
 
 if [ ${#variants[@]} -eq 0 ]; then
 	[ -n "$series" ] || series=$(series_for "$ZS_KVER")

@@ -103,11 +103,29 @@ set_env() {
 	done
 }
 
+# base_named NAME: NAME is a base of ci/bases.
+base_named() {
+	[ -n "$1" ] && [[ " $ZS_BASES " == *" $1 "* ]]
+}
+
+# base_key BASE: what base_get finds BASE's line by: its name, or for a
+# tree of your own the version of its top Makefile.
+base_key() {
+	if base_named "$1"; then
+		echo "$1"
+	else
+		makefile_kver <"$1/Makefile"
+	fi
+}
+
 # check_base OPT VALUE: one of ZS_BASES, or the path of a kernel tree (a
 # Makefile and mm/ there).
 check_base() {
-	case " $ZS_BASES " in *" $2 "*) [ -n "$2" ] && return 0 ;; esac
+	base_named "$2" && return 0
 	[ -f "$2/Makefile" ] && [ -d "$2/mm" ] && return 0
+	# A series named where a base goes (--series takes it).
+	[ -z "$2" ] || [[ $2 == */* ]] || [ ! -f "$REPO_DIR/patches/$2/series" ] ||
+		die "$1 $2: that is a series, not a base: give --series $2"
 	local why="there is no such file or folder"
 	[ ! -e "$2" ] || why="it has no Makefile and mm/"
 	die "$1 '$2': no such base: give ${ZS_BASES// /, } or the path of a kernel tree ($why)"
@@ -190,10 +208,7 @@ makefile_kver() {
 # base_series BASE: the series of a base of check_base, where known before
 # its tree is prepared: by name, or by the version of a tree's Makefile.
 base_series() {
-	case " $ZS_BASES " in
-	*" $1 "*) series_for "$1" ;;
-	*) series_for "$(makefile_kver <"$1/Makefile")" ;;
-	esac
+	series_for "$(base_key "$1")"
 }
 
 # distro_config: the path of Debian's own configuration for the kernel

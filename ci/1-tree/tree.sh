@@ -72,7 +72,7 @@ upstream=""
 # A base of ci/bases: its Debian package, the newest of a pattern or one
 # of Debian 12's; else a tree of your own.
 pkg=""
-case " $ZS_BASES " in *" $base "*) pkg=$(base_get "$base" package) ;; esac
+! base_named "$base" || pkg=$(base_get "$base" package)
 case $pkg in
 *'*'*)
 	# KEY=value lines: the package, its version and suite, the tarball.

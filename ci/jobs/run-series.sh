@@ -143,7 +143,7 @@ qpatches=$patch_dir
 # where it keeps them (the text it is mailed against); on a tree of your
 # own, on that tree's.
 tests_mm=""
-if [[ " $ZS_BASES " == *" $base "* ]] && [ -n "$(base_get "$base" standins)" ] &&
+if base_named "$base" && [ -n "$(base_get "$base" standins)" ] &&
 	[ -n "$tests_series" ] &&
 	[ -d "$(dirname "$tests_series")/mm-tree" ]; then
 	tests_mm=$(dirname "$tests_series")/mm-tree

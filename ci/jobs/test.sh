@@ -39,8 +39,7 @@ done
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 # What runs on it is its line of ci/bases: by name, or for a tree of your
 # own by its version.
-key=$base
-case " $ZS_BASES " in *" $base "*) ;; *) key=$(makefile_kver <"$base/Makefile") ;; esac
+key=$(base_key "$base")
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
@@ -123,9 +122,7 @@ stage "series on $base, every point green" \
 # The CI files for other machines: their cells against the series, and a
 # replay of their artifact upload and table job on the run above.
 replay=()
-case " $ZS_BASES " in
-*" $base "*) replay=(--results "$base=$out/series-$base") ;;
-esac
+! base_named "$base" || replay=(--results "$base=$out/series-$base")
 stage "GitHub and GitLab CI files" \
 	/usr/bin/python3 "$CI_DIR/services/check-workflows.py" "${replay[@]}"
 # The must-catch faults of the series (ci/tests/faults/<series>/must-catch).

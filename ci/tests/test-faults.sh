@@ -58,8 +58,6 @@ if [ -n "$tseries" ]; then
 	[ -f "$CI_DIR/tests/faults/$tseries/base" ] ||
 		die "--series $tseries: no ci/tests/faults/$tseries/base (a series of kselftests whose faults go on a base)"
 	base=$tseries
-elif [[ " $ZS_BASES " != *" $base "* ]] && [ -f "$REPO_DIR/patches/$base/series" ]; then
-	die "--base $base: that is a series, not a base: give --series $base"
 else
 	check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 fi

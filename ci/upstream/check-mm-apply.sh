@@ -12,8 +12,10 @@
 # SERIES defaults to patches/mainline/series. Prints a line a patch;
 # exits 1, naming the patch and the file, at the first that does not
 # apply, or at once on bad input. --kept: MM holds only some of the
-# mm tree's files (patches/*/mm-tree); a patch that touches a file it
-# does not hold is named and skipped, not an error.
+# mm tree's files (patches/*/mm-tree), each the blob that MM.blobs (git
+# ls-tree's lines in the mm tree) names for it, which is checked first; a
+# patch that touches a file it does not hold is named and skipped, not an
+# error.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -31,6 +33,14 @@ series=${2:-$REPO_DIR/patches/mainline/series}
 [ -d "$mm" ] || die "MM '$mm': no such folder"
 check_series SERIES "$series"
 load_series "$series"
+
+if [ $kept -eq 1 ]; then
+	[ -f "$mm.blobs" ] || die "--kept $mm: no $mm.blobs naming its files' blobs"
+	while IFS=$' \t' read -r mode type sha path; do
+		got=$(git hash-object "$mm/$path")
+		[ "$got" = "$sha" ] || die "$mm/$path: blob $got, not the mm tree's $sha ($mode $type)"
+	done <"$mm.blobs"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -62,5 +72,6 @@ for p in "${held[@]}"; do
 		exit 1
 	fi
 	hunks=$(echo "$out" | grep -E '^Hunk' | paste -sd' ') || true
-	echo "ok: $(basename "$p") applies${hunks:+: $hunks}$([ -n "$hunks" ] || echo " cleanly, at the lines it names")"
+	hunks=${hunks:+: $hunks}
+	echo "ok: $(basename "$p") applies${hunks:- cleanly, at the lines it names}"
 done

@@ -145,9 +145,6 @@ if [ -n "$series" ] && [ ! -e "$series" ] && [[ $series != */* ]] &&
 	[ -f "$REPO_DIR/patches/$series/series" ]; then
 	series=$REPO_DIR/patches/$series/series
 fi
-if [[ " $ZS_BASES " != *" $base "* ]] && [ -f "$REPO_DIR/patches/$base/series" ]; then
-	die "--base $base: that is a series, not a base: give --series $base"
-fi
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 
 if [ -n "$marksent" ]; then
@@ -215,7 +212,7 @@ fi
 # Trees: the base, and for the LTS bases the mainline tree whose
 # get_maintainer.pl and MAINTAINERS name today's maintainers.
 maint_tree=""
-if [ "$base" != "$ZS_DEFAULT_BASE" ] && [[ " $ZS_BASES " == *" $base "* ]]; then
+if [ "$base" != "$ZS_DEFAULT_BASE" ] && base_named "$base"; then
 	say "tree: preparing $ZS_DEFAULT_BASE for get_maintainer.pl"
 	envs=$("$CI_DIR/1-tree/tree.sh" "$ZS_DEFAULT_BASE") || die "cannot prepare the $ZS_DEFAULT_BASE tree"
 	set_env ZS_ <<<"$envs"
