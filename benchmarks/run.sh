@@ -21,7 +21,7 @@
 #                        files (their patches, in order); repeatable, point
 #                        k the k-th variant, point 0 the base
 #     --modes LIST       icount,wall,lockstat (default icount,wall); wall
-#                        uses KVM if ci/5-boot/probe-accel.sh finds it usable,
+#                        uses KVM if ci/6-boot/probe-accel.sh finds it usable,
 #                        else MTTCG; lockstat boots as wall does, a kernel
 #                        with configs/lockstat.config, and counts per
 #                        phase how often zswap's tree lock was taken and
@@ -57,6 +57,12 @@
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../ci/lib.sh"
+# shellcheck source=ci/1-tree/lib.sh
+. "$CI_DIR/1-tree/lib.sh"
+# shellcheck source=ci/2-apply/lib.sh
+. "$CI_DIR/2-apply/lib.sh"
+# shellcheck source=ci/3-build/lib.sh
+. "$CI_DIR/3-build/lib.sh"
 BENCH_DIR=$REPO_DIR/benchmarks
 cmd=benchmarks/run.sh
 for a in "$@"; do
@@ -361,7 +367,7 @@ if [ $todo -eq 1 ]; then
 				[ -s "$kd/zswap-keys" ] || die "no __key of zswap.c in $bdir/vmlinux"
 				inv_arg >"$kd/invarg"
 			fi
-			# What the boots of this kernel claim (ci/6-verdict/judge.py).
+			# What the boots of this kernel claim (ci/7-verdict/judge.py).
 			source_id "$tree" >"$kd/source-id"
 			cp "$bdir/arch/x86/boot/bzImage" "$kd/bzImage.tmp"
 			mv "$kd/bzImage.tmp" "$kd/bzImage"
@@ -385,13 +391,13 @@ if [[ ",$groups," == *,compile,* ]]; then
 	export COMPILE_INPUTS=$out/compile
 fi
 say "image: building the benchmarks"
-"$CI_DIR/4-image/image.sh" --suite benchmarks "$tree" "$out/image"
+"$CI_DIR/5-image/image.sh" --suite benchmarks "$tree" "$out/image"
 initrd=$out/image/initramfs.cpio.gz
 
 wall=""
 if [[ ",$modes," == *,wall,* ]] ||
 	{ [[ ",$modes," == *,lockstat,* ]] && [ "$lsaccel" = wall ]; }; then
-	wall=$("$CI_DIR/5-boot/probe-accel.sh" "$(kernel "${pts[0]}" "${flavs[0]}")/bzImage" "$initrd")
+	wall=$("$CI_DIR/6-boot/probe-accel.sh" "$(kernel "${pts[0]}" "${flavs[0]}")/bzImage" "$initrd")
 fi
 
 # norandmaps: no address space randomisation, which would make two icount
@@ -442,21 +448,21 @@ modes=${modes//wall/$wall}
 mv "$out/meta.new" "$out/meta"
 
 # boot MODE ROUND K: one guest, all workloads. A boot that did not end
-# well (ci/6-verdict/verdict.py boot: a panic, a hang, QEMU that could not run)
+# well (ci/7-verdict/verdict.py boot: a panic, a hang, QEMU that could not run)
 # is tried once more; one that ended well in an earlier run into the same
 # --out folder, with the same kernel, is kept.
 boot() {
 	local mode=$1 r=$2 k=$3 d try f=bench outcome=""
 	d=$out/boots/$mode-r$r-p$k
 	[ "$mode" = lockstat ] && f=lockstat
-	if [ -d "$d" ] && python3 "$CI_DIR/6-verdict/verdict.py" boot "$d" >/dev/null 2>&1 &&
+	if [ -d "$d" ] && python3 "$CI_DIR/7-verdict/verdict.py" boot "$d" >/dev/null 2>&1 &&
 		[ "$(cat "$d/kernel" 2>/dev/null)" = "$(kernel "$k" $f)" ]; then
 		say "boot: $mode round $r point $k: kept from an earlier run"
 		return 0
 	fi
 	for try in 1 2; do
 		boot_once "$mode" "$k" "$d" || true
-		outcome=$(python3 "$CI_DIR/6-verdict/verdict.py" boot "$d" 2>/dev/null) && break
+		outcome=$(python3 "$CI_DIR/7-verdict/verdict.py" boot "$d" 2>/dev/null) && break
 		say "boot: $mode round $r point $k: ${outcome:-fail} (try $try), see $d"
 	done
 	[ "$outcome" = ok ] && say "boot: $mode round $r point $k done in $(cat "$d/boot-seconds")s"
@@ -497,7 +503,7 @@ boot_once() {
 		truncate -s "${swap_mib}M" "$disk"
 		opts+=(--drive "$disk" --append "$app" --smp "$smp")
 	fi
-	"$CI_DIR/5-boot/boot.sh" "${opts[@]}" --source-id "$(cat "$kd/source-id" 2>/dev/null)" "$kd/bzImage" \
+	"$CI_DIR/6-boot/boot.sh" "${opts[@]}" --source-id "$(cat "$kd/source-id" 2>/dev/null)" "$kd/bzImage" \
 		"$initrd" "$d" >/dev/null 2>&1 || rc=$?
 	[ -z "$disk" ] || rm -f "$disk"
 	return $rc

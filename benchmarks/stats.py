@@ -27,10 +27,10 @@ import re
 import statistics
 import sys
 
-# Whether a boot ended well, and its splats: ci/6-verdict/judge.py, the
+# Whether a boot ended well, and its splats: ci/7-verdict/judge.py, the
 # pipeline's one judge.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "ci", "6-verdict"))
+                                "..", "ci", "7-verdict"))
 import judge  # noqa: E402
 
 # Two-sided 95% quantiles of Student's t, by degrees of freedom.

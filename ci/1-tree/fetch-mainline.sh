@@ -57,7 +57,7 @@ pick_cached() {
 debfile=""
 log=$dir/apt.log
 # ZS_MAINLINE_PINNED=1: the package fetched last, without asking the
-# archive again. ci/jobs/test.sh sets it once its first stage has fetched, so
+# archive again. ci/tests/test.sh sets it once its first stage has fetched, so
 # that every stage of one test run takes the same base, and the lists are
 # not read again (6 s) by each of its dozen jobs on mainline.
 if [ -n "${ZS_MAINLINE_PINNED:-}" ] && pick_cached; then

@@ -21,7 +21,7 @@
 # them. A tree that has that interface already gets none, saying so.
 #
 # The base is the tag zs-base of ZS_TREE. Its working files belong to the
-# job that holds the tree (use_tree in ci/lib.sh, which also gives a job
+# job that holds the tree (use_tree in ci/1-tree/lib.sh, which also gives a job
 # a worktree of its own when another holds this one): this script never
 # changes them once the tree exists, so that a job that only reads zs-base
 # (MAINTAINERS, mails) can call it while another job builds there.

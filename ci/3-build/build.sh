@@ -15,11 +15,13 @@
 # and CONFIG_KCSAN, only those files are instrumented. With ZS_OBJECTS_OF
 # (patch files), only the objects they touch are compiled, not bzImage.
 # The kernel's banner names the sources it was built from
-# ("Linux version ... (ci@src-ID)", ID the source_id of ci/lib.sh), so that
-# each boot shows which kernel it ran (ci/6-verdict/judge.py).
+# ("Linux version ... (ci@src-ID)", ID the source_id of ci/3-build/lib.sh), so that
+# each boot shows which kernel it ran (ci/7-verdict/judge.py).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=ci/3-build/lib.sh
+. "$CI_DIR/3-build/lib.sh"
 
 [ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
 tree=$(realpath "$1")

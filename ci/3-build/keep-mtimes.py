@@ -21,7 +21,7 @@ to a time before this folder's objects of other content.
 
 The record (BUILDDIR/.zs-sources: the tree's git tree id, the time the
 build started, and each tracked file's mtime) describes the objects of the
-folder only as far as nothing else wrote there: ci/2-apply/gates.sh
+folder only as far as nothing else wrote there: ci/4-gates/gates.sh
 compiles the files before the patch in it, and a build killed half-way may
 leave a truncated object newer than its source. So what was written after
 the last build ended (BUILDDIR/.zs-built, written at its end, success or

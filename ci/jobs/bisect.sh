@@ -15,12 +15,12 @@
 # configuration (ci/3-build/objects.sh; no whole build, in a build folder
 # of its own), as ci/jobs/compile-series.sh compiles them.
 # TEST is a program of selftests/tests.list, or PROFILE:TEST for one of
-# another boot of ci/5-boot/profiles (e.g. noswap:swapcg_noswap). The base must
+# another boot of ci/6-boot/profiles (e.g. noswap:swapcg_noswap). The base must
 # pass the check and the last point fail it. Each point is judged by
-# ci/6-verdict/verdict.py check, as the main job judges that test at that point
-# (ci/6-verdict/judge.py): a test fails when it or one of its subtests reports
+# ci/7-verdict/verdict.py check, as the main job judges that test at that point
+# (ci/7-verdict/judge.py): a test fails when it or one of its subtests reports
 # not ok, its plan falls short, or the kernel prints a splat of
-# ci/6-verdict/splats while it runs; a skip passes; a panic or hang while it
+# ci/7-verdict/splats while it runs; a skip passes; a panic or hang while it
 # runs is a crash, and counts as failing; "boot" fails on a boot that does not
 # end well or a splat outside any test. A point whose build fails counts as
 # failing a boot or a test too, and is named as such.
@@ -31,6 +31,14 @@
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=ci/1-tree/lib.sh
+. "$CI_DIR/1-tree/lib.sh"
+# shellcheck source=ci/2-apply/lib.sh
+. "$CI_DIR/2-apply/lib.sh"
+# shellcheck source=ci/3-build/lib.sh
+. "$CI_DIR/3-build/lib.sh"
+# shellcheck source=ci/5-image/lib.sh
+. "$CI_DIR/5-image/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" check=""
 usage="usage: $0 [--base B] [--series FILE] [--results DIR] objects|build|boot|TEST"
@@ -75,8 +83,8 @@ boot) opts="zs.only=-" ;;
 	if [ -z "$pname" ] || [ -z "$test" ]; then
 		die "$check: not PROFILE:TEST (the check is build, boot, TEST or PROFILE:TEST)"
 	fi
-	popts=$(awk -v p="$pname" '$1 == p { $1 = ""; print }' "$CI_DIR/5-boot/profiles")
-	[ -n "$popts" ] || die "$check: no boot $pname in ci/5-boot/profiles (the check is build, boot, TEST or PROFILE:TEST)"
+	popts=$(awk -v p="$pname" '$1 == p { $1 = ""; print }' "$CI_DIR/6-boot/profiles")
+	[ -n "$popts" ] || die "$check: no boot $pname in ci/6-boot/profiles (the check is build, boot, TEST or PROFILE:TEST)"
 	opts="$popts zs.only=$test"
 	;;
 *)
@@ -136,21 +144,21 @@ point_ok() {
 	if [ "$check" != build ] && [ "$check" != objects ] && grep -qx 'build ok' "$d/steps"; then
 		say "bisect: point $k: boot${test:+ and $test}"
 		bootdir=$d${pname:+/$pname}
-		timed "$d/times" "boot${pname:+-$pname}" "$CI_DIR/5-boot/boot.sh" --timeout 1500 --append "$opts" \
+		timed "$d/times" "boot${pname:+-$pname}" "$CI_DIR/6-boot/boot.sh" --timeout 1500 --append "$opts" \
 			--source-id "$(source_id "$tree")" \
 			"$bdir/arch/x86/boot/bzImage" "$results/image/initramfs.cpio.gz" \
 			"$bootdir" || true
-		echo "boot${pname:+-$pname} $(python3 "$CI_DIR/6-verdict/verdict.py" boot "$bootdir" || true)" >>"$d/steps"
+		echo "boot${pname:+-$pname} $(python3 "$CI_DIR/7-verdict/verdict.py" boot "$bootdir" || true)" >>"$d/steps"
 	fi
 	{
 		printf 'point %s: %s: ' "$k" "$check"
-		python3 "$CI_DIR/6-verdict/verdict.py" check "$d" "${check/#objects/build}" || rc=$?
+		python3 "$CI_DIR/7-verdict/verdict.py" check "$d" "${check/#objects/build}" || rc=$?
 	} >"$d/verdict"
 	case $rc in
 	0) return 0 ;;
 	1|2) return 1 ;;
 	75) return 2 ;;
-	*) die "point $k: ci/6-verdict/verdict.py check exited $rc" ;;
+	*) die "point $k: ci/7-verdict/verdict.py check exited $rc" ;;
 	esac
 }
 

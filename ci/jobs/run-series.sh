@@ -20,7 +20,7 @@
 # --to K; "last" there means the series' last point). --variants: at which
 # points to also build the configurations of ci/3-build/variants (default all).
 # --gates: at which points to run the static-analysis gates of
-# ci/2-apply/gates.sh (sparse, W=1, coccinelle on the files the patch touches;
+# ci/4-gates/gates.sh (sparse, W=1, coccinelle on the files the patch touches;
 # default all).
 # --distro: at which points to compile what the series touches with
 # Debian's own configuration for the kernel (ci/3-build/build-distro.sh, the
@@ -31,28 +31,36 @@
 # boot it with the concurrency tests only (default last).
 # --stress short: at the points before the last one that changes the
 # kernel, the stress tests that run for a time (zswap_stress,
-# swapcg_concurrent) run 5 seconds instead of their 20 and 15 (ci/jobs/test.sh,
+# swapcg_concurrent) run 5 seconds instead of their 20 and 15 (ci/tests/test.sh,
 # to stay within its hour; default full).
 # --only: run only these tests, in the main boot (and the KCSAN and debug
 # rows) only. --debug-only: on the debug row, these tests only (with the
-# debug config, test_zswap alone takes minutes; ci/jobs/test.sh).
+# debug config, test_zswap alone takes minutes; ci/tests/test.sh).
 # --boots last: boot and test only the last point that changes the kernel;
 # every other point is applied, checkpatched and built (and gets its
 # --variants, --gates, --distro rows), so that each patch still builds at
-# its own position (ci/jobs/test.sh on the LTS series, to stay within its hour;
+# its own position (ci/tests/test.sh on the LTS series, to stay within its hour;
 # default all).
 # --tests-series: the series of kselftests put on top of each point for
 # the guest's tests, never built into its kernel (default: the base's,
 # patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y;
-# ci/lib.sh tests_series_for).
+# ci/5-image/lib.sh tests_series_for).
 #
-# Exit status (ci/6-verdict/verdict.py table): 0 every row green; 1 a row red (a
+# Exit status (ci/7-verdict/verdict.py table): 0 every row green; 1 a row red (a
 # step, a test, a splat or a crash), the series not going on with quilt,
 # or a patch that does not apply; 75 an infrastructure error (QEMU could
 # not run, a build ran out of disk) and nothing red.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=ci/1-tree/lib.sh
+. "$CI_DIR/1-tree/lib.sh"
+# shellcheck source=ci/2-apply/lib.sh
+. "$CI_DIR/2-apply/lib.sh"
+# shellcheck source=ci/3-build/lib.sh
+. "$CI_DIR/3-build/lib.sh"
+# shellcheck source=ci/5-image/lib.sh
+. "$CI_DIR/5-image/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 distro=all kcsan=last stress=full tests_series="" debug_only=""
@@ -117,7 +125,7 @@ fi
 check_from
 t_start=$(date +%s)
 if [ "$gates" != none ]; then
-	# The gates' tools, as ZS_GATES picks them (ci/2-apply/gates.sh); coccinelle
+	# The gates' tools, as ZS_GATES picks them (ci/4-gates/gates.sh); coccinelle
 	# needs OCaml for the scripts written in it.
 	gpkgs=()
 	case " ${ZS_GATES:-sparse W1 cocci} " in *" sparse "*) gpkgs+=(sparse) ;; esac
@@ -285,10 +293,10 @@ with open(sys.argv[1] + "/meta.json", "w") as f:
 # hang, fail or infra).
 boot_profile() {
 	local outcome
-	timed "$1/times" "$2" "$CI_DIR/5-boot/boot.sh" --timeout "$4" --append "$5" \
+	timed "$1/times" "$2" "$CI_DIR/6-boot/boot.sh" --timeout "$4" --append "$5" \
 		--source-id "$src" \
 		"$1/bzImage" "$initrd" "$3" || true
-	outcome=$(python3 "$CI_DIR/6-verdict/verdict.py" boot "$3") || true
+	outcome=$(python3 "$CI_DIR/7-verdict/verdict.py" boot "$3") || true
 	echo "$2 ${outcome:-fail}" >>"$1/steps"
 }
 
@@ -360,7 +368,7 @@ reuse_point() {
 		xargs -0 cp --parents -t "$d")
 	echo "kernel and tests of point $(($1 - 1)): $prev" >"$d/same-as"
 	write_meta "$d" "$1" "$2" default 0
-	say "[$1/${#patches[@]}] $2: $(python3 "$CI_DIR/6-verdict/verdict.py" point "$d" || true)"
+	say "[$1/${#patches[@]}] $2: $(python3 "$CI_DIR/7-verdict/verdict.py" point "$d" || true)"
 }
 
 # at_point all|last|none K: whether an option of that form (--variants,
@@ -396,12 +404,12 @@ run_point() {
 	if ZS_SANITIZE_ONLY=$san timed "$d/times" build \
 		"$CI_DIR/3-build/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >>"$d/steps"
-		# Kept (2 MB): the row's qemu-cmd and ci/5-boot/boot.sh --shell boot it
+		# Kept (2 MB): the row's qemu-cmd and ci/6-boot/boot.sh --shell boot it
 		# again (docs/pipeline.md, "Reading a failure").
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
 		if [ "$config" = default ] && [ "$k" -gt 0 ] && at_point "$gates" "$k"; then
 			say "[$k/${#patches[@]}] $name: gates (sparse, W=1, coccinelle)"
-			timed "$d/times" gates "$CI_DIR/2-apply/gates.sh" "$tree" "$bdir" "$d" \
+			timed "$d/times" gates "$CI_DIR/4-gates/gates.sh" "$tree" "$bdir" "$d" \
 				>>"$d/steps" 2>"$d/gates.err" ||
 				echo "gate-run fail" >>"$d/steps"
 		fi
@@ -420,16 +428,16 @@ run_point() {
 	fi
 	write_meta "$d" "$k" "$name" "$config" "$(($(date +%s) - t0))"
 	local v
-	v=$(python3 "$CI_DIR/6-verdict/verdict.py" point "$d") || true
+	v=$(python3 "$CI_DIR/7-verdict/verdict.py" point "$d") || true
 	say "[$k/${#patches[@]}] $name: $v"
 }
 
 # boot_point K NAME CONFIG DIR LIMIT: boot the row's bzImage and run its
-# tests: the main boot, then the other boots of ci/5-boot/profiles.
+# tests: the main boot, then the other boots of ci/6-boot/profiles.
 boot_point() {
 	local k=$1 name=$2 config=$3 d=$4 limit=$5
 	if [ -z "${ZS_ACCEL:-}" ]; then
-		ZS_ACCEL=$(timed "$d/times" probe "$CI_DIR/5-boot/probe-accel.sh" "$d/bzImage" "$initrd")
+		ZS_ACCEL=$(timed "$d/times" probe "$CI_DIR/6-boot/probe-accel.sh" "$d/bzImage" "$initrd")
 		export ZS_ACCEL
 		echo "accel:   $ZS_ACCEL (2 vCPUs)" >>"$results/header"
 		say "boot: accelerator $ZS_ACCEL"
@@ -454,7 +462,7 @@ boot_point() {
 	else
 		boot_profile "$d" boot "$d" "$limit" "$extra"
 	fi
-	# The other boots of ci/5-boot/profiles, where the image has their tests
+	# The other boots of ci/6-boot/profiles, where the image has their tests
 	# (not with --only or --debug-only, which pick tests of the main
 	# boot).
 	local pname popts
@@ -463,7 +471,7 @@ boot_point() {
 		grep -qx "tests-$pname.list" "$image/lists" || continue
 		say "[$k/${#patches[@]}] $name: boot $pname ($config)"
 		boot_profile "$d" "boot-$pname" "$d/$pname" "$limit" "$popts $extra"
-	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/5-boot/profiles")
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CI_DIR/6-boot/profiles")
 }
 
 failed_apply=""
@@ -481,7 +489,7 @@ for k in $(seq 0 ${#patches[@]}); do
 		if [ -n "$failed_apply" ]; then
 			printf 'apply skip\nbuild skip\nboot skip\n' >"$d/steps"
 			write_meta "$d" "$k" "$name" default 0
-			python3 "$CI_DIR/6-verdict/verdict.py" point "$d" >/dev/null || true
+			python3 "$CI_DIR/7-verdict/verdict.py" point "$d" >/dev/null || true
 			continue
 		fi
 		say "[$k/${#patches[@]}] $name: apply"
@@ -492,7 +500,7 @@ for k in $(seq 0 ${#patches[@]}); do
 			say "the series no longer applies to $ZS_BASE_DESC from $name on"
 			printf 'apply fail\nbuild skip\nboot skip\n' >"$d/steps"
 			write_meta "$d" "$k" "$name" default 0
-			python3 "$CI_DIR/6-verdict/verdict.py" point "$d" >/dev/null || true
+			python3 "$CI_DIR/7-verdict/verdict.py" point "$d" >/dev/null || true
 			continue
 		fi
 		# A point before --from is a step on the way, its row removed
@@ -521,7 +529,7 @@ for k in $(seq 0 ${#patches[@]}); do
 	if at_point "$variants" "$k"; then
 		d=$results/$(printf '%02d' "$k")-default
 		build_variants "$d" "$name"
-		python3 "$CI_DIR/6-verdict/verdict.py" point "$d" >/dev/null || true
+		python3 "$CI_DIR/7-verdict/verdict.py" point "$d" >/dev/null || true
 	fi
 	if [ -n "$distro_cfg" ] && at_point "$distro" "$k"; then
 		d=$results/$(printf '%02d' "$k")-default
@@ -532,7 +540,7 @@ for k in $(seq 0 ${#patches[@]}); do
 			>"$d/build-debian.log" 2>&1 || rc=fail
 		[ $rc = ok ] || tail -n 15 "$d/build-debian.log" >&2
 		echo "build-debian $rc" >>"$d/steps"
-		python3 "$CI_DIR/6-verdict/verdict.py" point "$d" >/dev/null || true
+		python3 "$CI_DIR/7-verdict/verdict.py" point "$d" >/dev/null || true
 	fi
 	# The rows of their own: the sanitizer's, then the debug one.
 	for config in kcsan debug; do
@@ -547,7 +555,7 @@ done
 say "done"
 echo
 rc=0
-python3 "$CI_DIR/6-verdict/verdict.py" table "$results" || rc=$?
+python3 "$CI_DIR/7-verdict/verdict.py" table "$results" || rc=$?
 printf 'job\t%s\t%s\n' "$t_start" "$(date +%s)" >>"$results/times"
 echo
 python3 "$CI_DIR/timing/timing.py" "$results" | tee "$results/timing.txt" || true

@@ -9,8 +9,8 @@ $GITHUB_OUTPUT) and must give one cell per point of each series; the point
 job must take its matrix from it and run ci/jobs/run-series.sh with options
 the script knows. .gitlab-ci.yml: its parallel:matrix must list the same
 cells. Both: the point job's time limit must cover the worst case of the
-longest cell, computed from the boot limits of ci/5-boot/boot.sh,
-ci/jobs/run-series.sh and ci/5-boot/probe-accel.sh and the boots and builds
+longest cell, computed from the boot limits of ci/6-boot/boot.sh,
+ci/jobs/run-series.sh and ci/6-boot/probe-accel.sh and the boots and builds
 a cell makes; the ccache key must restore older caches rather than start
 one per commit; the upload must take every file of a run that a reader
 needs (quilt.log included). With --results (a finished
@@ -123,7 +123,7 @@ class Unknown(Exception):
 
 
 def ci_file(name):
-    """A file of ci/, by its path there (5-boot/boot.sh)."""
+    """A file of ci/, by its path there (6-boot/boot.sh)."""
     with open(os.path.join(REPO, "ci", name)) as f:
         return f.read()
 
@@ -143,17 +143,17 @@ def find(pattern, text, where, flags=re.M):
 
 def boot_limits():
     """What bounds the boots of a cell, read from the scripts themselves:
-    ci/5-boot/boot.sh's own limit (for a boot given no --timeout) and what
+    ci/6-boot/boot.sh's own limit (for a boot given no --timeout) and what
     its last pass through the watch loop can add past the limit (every
     sleep in the loop: the poll and the wait between kill and kill -9); the
     --timeout ci/jobs/run-series.sh gives each configuration's boots; the
-    probe boot of ci/5-boot/probe-accel.sh. (boot.sh's stall grace only
+    probe boot of ci/6-boot/probe-accel.sh. (boot.sh's stall grace only
     ends a boot sooner.)"""
-    boot, rs, probe = ci_file("5-boot/boot.sh"), \
-        ci_file("jobs/run-series.sh"), ci_file("5-boot/probe-accel.sh")
+    boot, rs, probe = ci_file("6-boot/boot.sh"), \
+        ci_file("jobs/run-series.sh"), ci_file("6-boot/probe-accel.sh")
     default = int(find(r"^smp=.*?\blimit=(\d+)", boot,
-                       "ci/5-boot/boot.sh").group(1))
-    loop = find(r"^while kill -0 .*?^done$", boot, "ci/5-boot/boot.sh",
+                       "ci/6-boot/boot.sh").group(1))
+    loop = find(r"^while kill -0 .*?^done$", boot, "ci/6-boot/boot.sh",
                 re.M | re.S).group(0)
     overrun = sum(int(n) for n in re.findall(r"\bsleep (\d+)", loop))
     limits = {c: int(n) for c, n in re.findall(
@@ -165,13 +165,13 @@ def boot_limits():
         # boot_profile no longer passes the limit: boot.sh's own applies
         limits = {c: default for c in limits}
     probe_s = int(find(r'boot\.sh"[^\n]*--timeout (\d+)', probe,
-                       "ci/5-boot/probe-accel.sh").group(1))
+                       "ci/6-boot/probe-accel.sh").group(1))
     opts = find(r"^base=.*\n.*$", rs, "ci/jobs/run-series.sh").group(0)
     defaults = {o: find(rf"\b{o}=(\w+)", opts,
                         "ci/jobs/run-series.sh").group(1)
                 for o in ("debug", "variants", "gates", "kcsan")}
     return dict(limits=limits, overrun=overrun, probe=probe_s,
-                boots=1 + len(entries("5-boot/profiles")),
+                boots=1 + len(entries("6-boot/profiles")),
                 variants=len(entries("3-build/variants")), defaults=defaults)
 
 
@@ -180,7 +180,7 @@ def worst_case(args):
     ci/jobs/run-series.sh arguments it passes: the last point of a series,
     which gets the debug and KCSAN configurations, the variants and the
     gates where "last" or "all" asks for them. Every boot (the probe, the
-    main one and each of ci/5-boot/profiles; the KCSAN row boots once) runs
+    main one and each of ci/6-boot/profiles; the KCSAN row boots once) runs
     to its limit; the rest is the allowances above."""
     b = boot_limits()
     opt = dict(b["defaults"])
@@ -464,7 +464,7 @@ def replay(name, upload, table_script, layout, runs):
             shutil.copytree(run, ref, ignore=shutil.ignore_patterns(
                 "image", "*.img", "bzImage*"))
             subprocess.run([sys.executable,
-                            os.path.join(REPO, "ci", "6-verdict", "verdict.py"),
+                            os.path.join(REPO, "ci", "7-verdict", "verdict.py"),
                             "table", ref], capture_output=True)
             want[base] = rows(ref)
             points = sorted({int(d[:2]) for d in os.listdir(run)

@@ -123,7 +123,7 @@ if [ "$y_put" -lt "$(mtime x/f.o)" ] && [ "$(mtime tree/f.c)" -gt "$(mtime x/f.o
 else
 	result fail "keep-mtimes: f.c at $(mtime tree/f.c) (another folder put it at $y_put), x's object at $(mtime x/f.o): make would keep the object of the other content"
 fi
-# Written in x after its build ended (as ci/2-apply/gates.sh compiles
+# Written in x after its build ended (as ci/4-gates/gates.sh compiles
 # the files before the patch there): removed by x's next run.
 touch x/.zs-built
 sleep 1

@@ -17,6 +17,10 @@
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=ci/1-tree/lib.sh
+. "$CI_DIR/1-tree/lib.sh"
+# shellcheck source=ci/2-apply/lib.sh
+. "$CI_DIR/2-apply/lib.sh"
 
 mapfile -t compiled < <(bases_with compile)
 base=${compiled[0]}

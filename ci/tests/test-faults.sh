@@ -4,7 +4,7 @@
 # ci/tests/faults/<series>/ (the folder named as the base's series folder
 # under patches/) goes on top of the series and must turn its row red for
 # the reason its line of ci/tests/faults/<series>/targets names
-# (ci/6-verdict/verdict.py caught: the fault applied, built unless the
+# (ci/7-verdict/verdict.py caught: the fault applied, built unless the
 # build is its target, and the check it targets failed or crashed), and a
 # series patch edited so that it no longer applies must stop the run with
 # the patch and the file named.
@@ -25,7 +25,7 @@
 # kcsan/CHECK), --no-variants those of a variant build (targets
 # build-<variant of ci/3-build/variants>, e.g. build-MEMCG=n): each needs a
 # whole kernel build of its own. A fault left with no check is skipped; each
-# says so, and why, on the output. ci/jobs/test.sh passes both, to stay within
+# says so, and why, on the output. ci/tests/test.sh passes both, to stay within
 # its hour; this command without them is the one that runs every fault
 # and check (the main job, ci/jobs/run-series.sh, builds those rows too).
 #
@@ -35,6 +35,10 @@
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=ci/1-tree/lib.sh
+. "$CI_DIR/1-tree/lib.sh"
+# shellcheck source=ci/2-apply/lib.sh
+. "$CI_DIR/2-apply/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} results="" no_kcsan=0 no_variants=0 tseries=""
 while [ $# -gt 0 ]; do
@@ -237,14 +241,14 @@ for f in "${faults[@]}"; do
 			row=$d/run/$(printf '%02d' "$last")-$row
 			c=0
 			# shellcheck disable=SC2086 # VERDICT [alone], as words
-			out=$(python3 "$CI_DIR/6-verdict/verdict.py" caught "$row" "$check" $rest) || c=$?
+			out=$(python3 "$CI_DIR/7-verdict/verdict.py" caught "$row" "$check" $rest) || c=$?
 			[ $c -eq 0 ] || [ $vrc -ne 0 ] || vrc=$c
 			v="${v:+$v; }$out"
 			case $c in
 			0) ;;
 			1) why="$why; ${out#not caught for the right reason: }" ;;
 			75) ;;
-			*) why="$why; ci/6-verdict/verdict.py caught exited $c: $out" ;;
+			*) why="$why; ci/7-verdict/verdict.py caught exited $c: $out" ;;
 			esac
 		done < <(target "$f")
 		[ -n "$why" ] || [ $vrc -ne 0 ] || [ $rc -ne 0 ] ||

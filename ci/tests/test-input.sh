@@ -194,7 +194,7 @@ refused "--base 'mainline': not one of v6.12 v6.1" $tc --base mainline
 refused "--results needs a value" $tc --results
 helps $tc
 
-ts=ci/jobs/test.sh
+ts=ci/tests/test.sh
 echo "# $ts"
 refused "--base 'v9.9': no such base" $ts --base v9.9
 refused "unknown option --bogus" $ts --bogus

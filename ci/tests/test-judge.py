@@ -1,25 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Test the judge (ci/6-verdict/judge.py) on the fixtures of
+"""Test the judge (ci/7-verdict/judge.py) on the fixtures of
 ci/tests/fixtures/, in seconds.
 
   ci/tests/test-judge.py [FIXTURE...]
 
 Each fixture is a folder of real outputs of the pipeline, laid out as a
 run: a header, and a point folder (steps, ktap.txt, console.log,
-boot-exit, the boots of ci/5-boot/profiles in subfolders). Its expect.json
+boot-exit, the boots of ci/6-boot/profiles in subfolders). Its expect.json
 says where the files come from and what was cut or added ("source"), what
 the judge must find there, and which rules the fixture covers ("covers": a
-rule of judge.RULES, or "splat:PATTERN", a pattern of ci/6-verdict/splats);
-"allow" adds allow entries of ci/6-verdict/splats for the fixture. For each
+rule of judge.RULES, or "splat:PATTERN", a pattern of ci/7-verdict/splats);
+"allow" adds allow entries of ci/7-verdict/splats for the fixture. For each
 fixture:
 
   - the judge, with every rule, must find exactly what expect.json says;
   - for each rule it covers, the judge without that rule must find
     something else: the fixture would notice if the rule were removed.
 
-Also: ci/6-verdict/splats loads, and grep -E reads its patterns as Python
-does (ci/5-boot/boot.sh greps the console with them); every fault of
+Also: ci/7-verdict/splats and ci/6-boot/stalls load, grep -E reads their
+patterns as Python does, and ci/6-boot/boot.sh greps the console for the
+judge's own stall pattern; every fault of
 ci/tests/faults/ has a target the judge can check. Prints TAP; exits 1 if any test failed.
 """
 import glob
@@ -29,12 +30,13 @@ import re
 import subprocess
 import sys
 
-# ci/tests/, beside ci/6-verdict/, the judge's folder.
+# ci/tests/, beside ci/7-verdict/, the judge's folder.
 TESTS = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "6-verdict"))
+sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "7-verdict"))
 import judge  # noqa: E402
 
 FIXTURES = os.path.join(TESTS, "fixtures")
+CI = os.path.dirname(TESTS)
 # The fields of the judge's findings that expect.json may name.
 FIELDS = ("verdict", "plan", "ran", "passed", "failed", "skipped", "splats",
           "failures", "crashed", "known", "infra", "splat_lines",
@@ -134,9 +136,9 @@ def test_splats(tap):
     try:
         rules = judge.load_splat_rules()
     except judge.RuleError as e:
-        tap.result(False, "ci/6-verdict/splats loads", str(e))
+        tap.result(False, "ci/7-verdict/splats loads", str(e))
         return
-    tap.result(True, "ci/6-verdict/splats loads: anchored, in grep -E's syntax")
+    tap.result(True, "ci/7-verdict/splats loads: anchored, in grep -E's syntax")
     rx = judge.splat_regex(rules, ("splat", "stall", "panic"))
     consoles = sorted(glob.glob(os.path.join(FIXTURES, "**", "console.log"),
                                 recursive=True))
@@ -153,6 +155,15 @@ def test_splats(tap):
                        f"grep {out}")
     tap.result(not bad, "grep -E and Python match the same console lines",
                "\n".join(bad))
+    # boot.sh's stall pattern, as its own line computes it.
+    boot = os.path.join(CI, "6-boot", "boot.sh")
+    line = next((ln for ln in open(boot) if ln.startswith("stall_re=")), "")
+    out = subprocess.run(["bash", "-c", line + 'echo "$stall_re"'],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, CI_DIR=CI)).stdout.strip()
+    want = judge.splat_regex(rules, ("stall",))
+    tap.result(out == want, "boot.sh stops the guest on the judge's stall "
+               "lines", f"boot.sh {out!r}, judge {want!r}")
 
 
 def test_targets(tap):

@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Keep in docs/timing/kselftests.txt how long test_zswap ran in the guest
 # on the good kernel and on each broken one, from the results of a run of
-# the test command (ci/jobs/test.sh): its series stage (the last point of
+# the test command (ci/tests/test.sh): its series stage (the last point of
 # mainline) and its selftests-zswap fault stage. ci/timing/figures.py reads
 # the figures of docs/tests.md from it.
 #
 #   ci/timing/keep-kselftest-times.sh [--note TEXT] RESULTS [BEFORE_ROW]
 #
 # --note: a line for the header, e.g. what else the host ran meanwhile.
-# RESULTS: results/test-<date> of ci/jobs/test.sh. BEFORE_ROW: a row folder
+# RESULTS: results/test-<date> of ci/tests/test.sh. BEFORE_ROW: a row folder
 # of the same fault (leak-entry) with the tests as they were before, kept
 # as the line before-leak-entry; without it, the file's before-leak-entry
 # line (a run of those tests, which is not made again) stays as it is.
@@ -24,7 +24,7 @@ if [ "${1-}" = --note ]; then
 fi
 { [ $# -ge 1 ] && [ $# -le 2 ]; } || die "usage: $0 [--note TEXT] RESULTS [BEFORE_ROW]"
 res=$1
-[ -d "$res/series-mainline" ] || die "$res: no series-mainline (not ci/jobs/test.sh results)"
+[ -d "$res/series-mainline" ] || die "$res: no series-mainline (not ci/tests/test.sh results)"
 [ -d "$res/faults-selftests-zswap" ] || die "$res: no faults-selftests-zswap"
 good=$(find "$res/series-mainline" -maxdepth 1 -name '*-default' | sort | tail -n 1)
 rows=("good=$good")
@@ -43,9 +43,9 @@ fi
 {
 	echo "# ci/timing/keep-kselftest-times.sh${note:+ --note ...} $*"
 	echo "# kept $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$(dirname "$res")/.." rev-parse HEAD 2>/dev/null || echo unknown)"
-	echo "# host: $(nproc) CPUs; the guest: TCG, as ci/5-boot/boot.sh runs it"
+	echo "# host: $(nproc) CPUs; the guest: TCG, as ci/6-boot/boot.sh runs it"
 	[ -z "$note" ] || echo "# note: $note"
-	# Which test_zswap.c the series went on (ci/lib.sh tests_image).
+	# Which test_zswap.c the series went on (ci/5-image/lib.sh tests_image).
 	if grep -qs "on the mm tree's files" "$res"/series-mainline/image*/tests-apply.log; then
 		echo "# test_zswap.c: the mm tree's, as mailed (patches/selftests-zswap/mm-tree), with the series"
 	else

@@ -5,7 +5,7 @@
 
   timing.py DIR    DIR is a results folder of ci/jobs/run-series.sh (or
                    ci/jobs/bisect.sh): every step of every row, with its minutes
-                   and, for a build, whether it was cold; or of ci/jobs/test.sh
+                   and, for a build, whether it was cold; or of ci/tests/test.sh
                    (it has a `stages` file): every stage, with what the runs
                    inside it spent their time on.
 
@@ -20,7 +20,7 @@ A build is "whole" when it compiled more than half the objects of its
 folder (a build from an empty folder compiles all of them; one after a
 change to a header that mmzone.h pulls in, nearly all): the minutes of a
 cold run. Where the objects are not recorded (older
-times files), a cold build counts as whole. The table of ci/jobs/test.sh lists
+times files), a cold build counts as whole. The table of ci/tests/test.sh lists
 them, with the stage and row that made each, and warns (never fails)
 when there are more than ci/timing/whole-builds lists for a cold run of
 the stages it ran.

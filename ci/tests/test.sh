@@ -12,7 +12,7 @@
 # where the time went (ci/timing/timing.py), and a WARNING for whole builds
 # beyond ci/timing/whole-builds.
 #
-#   ci/jobs/test.sh [--base mainline|v6.12|v6.1|PATH]
+#   ci/tests/test.sh [--base mainline|v6.12|v6.1|PATH]
 #                          (default: mainline)
 #
 # The LTS backports are the same stages on their base (--base v6.12,

@@ -2,7 +2,7 @@
 """The judge: the one place that decides pass, fail, crash or infrastructure
 error, for one boot, one test, or one point of the series.
 
-ci/6-verdict/verdict.py is its command line; ci/jobs/run-series.sh,
+ci/7-verdict/verdict.py is its command line; ci/jobs/run-series.sh,
 ci/jobs/bisect.sh, ci/tests/test-faults.sh and benchmarks/run.sh ask it
 instead of reading the logs themselves. ci/tests/test-judge.py holds its
 fixtures: real outputs with the verdict each must get, and the rules each
@@ -15,11 +15,11 @@ What it reads, per point folder (ci/jobs/run-series.sh, ci/jobs/bisect.sh):
   meta.json    what the table shows of the row (point, patch, config)
   ktap.txt, console.log, boot-exit
                of the main boot, in the folder itself; of the other boots
-               of ci/5-boot/profiles, in <profile>/
+               of ci/6-boot/profiles, in <profile>/
   ../header    the run's header: the base's kernel version
 What boot.sh leaves in a boot folder: console.log (ttyS0), ktap.txt (ttyS1),
 boot-exit (its exit status), boot-infra (why, for status 75), qemu.log,
-source-id (the source_id of ci/lib.sh of the sources the row built its
+source-id (the source_id of ci/3-build/lib.sh of the sources the row built its
 kernel from, which the kernel's banner names: ci/3-build/build.sh).
 """
 import fnmatch
@@ -31,13 +31,15 @@ from dataclasses import dataclass, field
 CI = os.path.dirname(os.path.abspath(__file__))
 SPLATS = os.path.join(CI, "splats")
 KNOWN = os.path.join(CI, "known-failures")
+# The stall and lockup lines, which the boot step stops a guest on.
+STALLS = os.path.join(os.path.dirname(CI), "6-boot", "stalls")
 
 # The four verdicts and the exit status each gets, in every command of
-# ci/6-verdict/verdict.py and in the scripts that pass it on. 75 is EX_TEMPFAIL
+# ci/7-verdict/verdict.py and in the scripts that pass it on. 75 is EX_TEMPFAIL
 # of sysexits.h: nothing is known about the kernel, try again.
 PASS, FAIL, CRASH, INFRA = "pass", "fail", "crash", "infra"
 EXIT = {PASS: 0, FAIL: 1, CRASH: 2, INFRA: 75}
-# ci/5-boot/boot.sh's exit statuses (its head says the same).
+# ci/6-boot/boot.sh's exit statuses (its head says the same).
 BOOT_DONE, BOOT_STOPPED, BOOT_KILLED, BOOT_INFRA = 0, 2, 3, 75
 
 # The rules, by name. Each can be left out (Rules(off=...)) so that
@@ -46,7 +48,7 @@ BOOT_DONE, BOOT_STOPPED, BOOT_KILLED, BOOT_INFRA = 0, 2, 3, 75
 RULES = {
     "steps": "a step that is not ok (apply, checkpatch, build, a gate, a "
              "build-only variant) fails the point",
-    "panic": "a boot that stopped after a panic line of ci/6-verdict/splats "
+    "panic": "a boot that stopped after a panic line of ci/7-verdict/splats "
              "crashed",
     "hang": "a boot that boot.sh killed after its time limit crashed",
     "infra": "a boot whose QEMU could not run (boot.sh 75), or a build "
@@ -63,13 +65,13 @@ RULES = {
     "exit": "a program that reports not ok while its subtests all passed "
             "fails as <program>.exit",
     "skip": "ok # SKIP is a skip: neither a failure nor a pass",
-    "splats": "a console line of ci/6-verdict/splats fails the test running "
+    "splats": "a console line of ci/7-verdict/splats fails the test running "
               "when the kernel printed it (or the boot, outside any test)",
     "owner": "a splat belongs to the test during which it was printed "
              "(without this rule: to the boot)",
-    "allow": "a splat that an allow entry of ci/6-verdict/splats matches for "
+    "allow": "a splat that an allow entry of ci/7-verdict/splats matches for "
              "the base's version is reported, not counted",
-    "known": "a failure of ci/6-verdict/known-failures for the base's "
+    "known": "a failure of ci/7-verdict/known-failures for the base's "
              "version is reported, not counted",
     "fault-applies": "a fault is caught only if its patch applied (and "
                      "built, unless the build is what it targets)",
@@ -81,7 +83,7 @@ RULES = {
 HEADER_RE = re.compile(r"^(KTAP|TAP) version \d+$")
 PLAN_RE = re.compile(r"^1\.\.(\d+)\s*(?:#\s*(.*))?$")
 RESULT_RE = re.compile(r"^(not ok|ok) (\d+)\s*-?\s*([^#]*?)\s*(?:#\s*(.*))?$")
-# ci/4-image/guest/init names each program before it runs it: on the KTAP port
+# ci/5-image/guest/init names each program before it runs it: on the KTAP port
 # ("# running T") and on the kernel's console ("zs: running T").
 KTAP_RUNNING_RE = re.compile(r"^# running (\S+)$")
 CONSOLE_RUNNING_RE = re.compile(r"^zs: running (\S+)$")
@@ -107,9 +109,22 @@ class SplatRule:
     reason: str = ""    # allow entries: why the splat is not counted
 
 
-def load_splat_rules(path=SPLATS):
-    """The rules of ci/6-verdict/splats, checked: anchored, and in the regular
-    expression syntax that both grep -E and Python read the same way."""
+def check_pattern(where, pattern):
+    """A pattern of a rule: anchored, and in the regular expression syntax
+    that both grep -E and Python read the same way."""
+    if not pattern.startswith("^"):
+        raise RuleError(f"{where}: pattern not anchored with ^")
+    # \d, \s, \w, \b and (?...) mean something else, or nothing, to
+    # grep -E.
+    if re.search(r"\\[a-zA-Z]|\(\?", pattern):
+        raise RuleError(f"{where}: use only what grep -E and Python share "
+                        f"([0-9], not \\d; no (?...))")
+    re.compile(pattern)
+
+
+def load_splat_rules(path=SPLATS, stalls=STALLS):
+    """The rules of ci/7-verdict/splats and the stall rules of
+    ci/6-boot/stalls, checked (check_pattern)."""
     rules = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -118,23 +133,22 @@ def load_splat_rules(path=SPLATS):
                 continue
             cols = line.split("\t")
             kind = cols[0]
-            if kind in ("splat", "stall", "panic") and len(cols) == 2:
+            if kind in ("splat", "panic") and len(cols) == 2:
                 rule = SplatRule(kind, cols[1])
             elif kind == "allow" and len(cols) == 4 and cols[3].strip():
                 rule = SplatRule(kind, cols[2], cols[1], cols[3])
             else:
-                raise RuleError(f"{path}:{n}: want 'splat|stall|panic<TAB>"
+                raise RuleError(f"{path}:{n}: want 'splat|panic<TAB>"
                                 f"PATTERN' or 'allow<TAB>KVER<TAB>PATTERN"
                                 f"<TAB>REASON', got {line!r}")
-            if not rule.pattern.startswith("^"):
-                raise RuleError(f"{path}:{n}: pattern not anchored with ^")
-            # \d, \s, \w, \b and (?...) mean something else, or nothing,
-            # to grep -E.
-            if re.search(r"\\[a-zA-Z]|\(\?", rule.pattern):
-                raise RuleError(f"{path}:{n}: use only what grep -E and "
-                                f"Python share ([0-9], not \\d; no (?...))")
-            re.compile(rule.pattern)
+            check_pattern(f"{path}:{n}", rule.pattern)
             rules.append(rule)
+    with open(stalls) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if line.strip() and not line.startswith("#"):
+                check_pattern(f"{stalls}:{n}", line)
+                rules.append(SplatRule("stall", line))
     return rules
 
 
@@ -148,7 +162,7 @@ def splat_regex(rules, kinds):
 
 
 def load_known(path=KNOWN):
-    """(kernel glob, test glob, reason) of ci/6-verdict/known-failures."""
+    """(kernel glob, test glob, reason) of ci/7-verdict/known-failures."""
     out = []
     for line in read(path).splitlines():
         if not line.strip() or line.startswith("#"):
@@ -160,7 +174,7 @@ def load_known(path=KNOWN):
 
 class Rules:
     """What the judge applies: the named rules (all but those in off),
-    the splat rules of ci/6-verdict/splats (all but the patterns in
+    the splat rules of ci/7-verdict/splats (all but the patterns in
     off_splats) and the known failures."""
 
     def __init__(self, off=(), off_splats=(), splats=None, known=None):
@@ -276,7 +290,7 @@ def block_problems(blk, rules, top):
     if not rules.on("plan") or not (blk.tap or top):
         return out
     if blk.plan is None:
-        # The top level is ci/4-image/guest/init's and always has a plan.
+        # The top level is ci/5-image/guest/init's and always has a plan.
         if top or not rules.on("headerless"):
             out.append(("plan", "no plan"))
         return out
@@ -475,7 +489,7 @@ def judge_point(d, rules=None):
         elif v not in ("ok", "skip", "same") and rules.on("steps"):
             res["failures"].append(f"step {k}: {v}")
             verdicts.append(FAIL)
-    # The main boot writes into DIR, the other boots (ci/5-boot/profiles) into
+    # The main boot writes into DIR, the other boots (ci/6-boot/profiles) into
     # DIR/<profile>; their tests are named <profile>:<test>.
     boots = []
     if "boot" in steps or os.path.isfile(os.path.join(d, "ktap.txt")):
@@ -629,7 +643,7 @@ def check(res, what):
                        that step
       boot, P:boot     a boot (its outcome and the splats of no test)
       TEST, P:TEST     a test of the main boot or of boot P
-                       (ci/5-boot/profiles)"""
+                       (ci/6-boot/profiles)"""
     if what == "point":
         return res["verdict"], "; ".join(res["failures"] + res["infra"])
     if what == "tests":

@@ -7,7 +7,7 @@
 # compared without their line and column numbers, so that code moving
 # down a file does not count as new.
 #
-#   [ZS_GATES="sparse W1 cocci"] ci/2-apply/gates.sh TREE BUILDDIR OUTDIR
+#   [ZS_GATES="sparse W1 cocci"] ci/4-gates/gates.sh TREE BUILDDIR OUTDIR
 #
 # TREE is a git tree whose HEAD is the patch (git am) and BUILDDIR a build
 # of it by ci/3-build/build.sh. Files the configuration does not build are left

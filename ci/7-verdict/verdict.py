@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Step 6, verdict: the command line of the judge (ci/6-verdict/judge.py),
+"""Step 6, verdict: the command line of the judge (ci/7-verdict/judge.py),
 which alone decides pass, fail, crash or infrastructure error.
 
   verdict.py point DIR      judge a point: read DIR/{steps,ktap.txt,
@@ -11,11 +11,11 @@ which alone decides pass, fail, crash or infrastructure error.
                             judge one check of a point and print
                             "VERDICT: detail"; CHECK is build, boot, a test
                             (TEST, or PROFILE:TEST for a boot of
-                            ci/5-boot/profiles), PROFILE:boot, a step
+                            ci/6-boot/profiles), PROFILE:boot, a step
                             (gate-sparse, build-MEMCG=n, ...), tests (every
                             boot and test,
                             the build but no other step) or point
-  verdict.py boot BOOTDIR   the outcome of one ci/5-boot/boot.sh run: prints
+  verdict.py boot BOOTDIR   the outcome of one ci/6-boot/boot.sh run: prints
                             ok, panic, hang, fail or infra
   verdict.py caught DIR CHECK fail|crash|red [alone]
                             whether a fault's row (ci/tests/test-faults.sh)
@@ -25,9 +25,6 @@ which alone decides pass, fail, crash or infrastructure error.
                             "alone": and nothing else of the row is red
   verdict.py table RUN      print the per-patch table of a run, write
                             RUN/summary.md and RUN/summary.json
-  verdict.py splat-re KIND  the extended regular expression (grep -E) of
-                            the rules of ci/6-verdict/splats of KIND (splat,
-                            stall, panic)
 
 Exit status, every command: 0 pass (boot ok; caught; every row green),
 1 fail (not caught; in a table, a row red or crashed), 2 crash (a panic, a
@@ -131,7 +128,7 @@ def table(run):
     lines = [head, ""] if head else []
     # Build-only configurations (ci/3-build/variants) get a column each.
     variants = sorted({k[6:] for r in rows for k in r if k.startswith("build-")})
-    # So do the static-analysis gates of ci/2-apply/gates.sh.
+    # So do the static-analysis gates of ci/4-gates/gates.sh.
     gates = sorted({k[5:] for r in rows for k in r if k.startswith("gate-")})
     cols = (COLS[:5] + [(g, max(len(g), 6)) for g in gates] + COLS[5:6] +
             [(v, max(len(v), 6)) for v in variants] + COLS[6:])
@@ -148,11 +145,11 @@ def table(run):
             lines.append(f"  {r['point']}: failed {why}")
         for name in r.get("known", []):
             lines.append(f"  {r['point']}: known failure of the base "
-                         f"(ci/6-verdict/known-failures), not counted: {name}")
+                         f"(ci/7-verdict/known-failures), not counted: {name}")
         for s in r["splat_lines"][:5]:
             lines.append(f"  {r['point']}: splat: {s.strip()}")
         for s in r.get("allowed_splats", [])[:5]:
-            lines.append(f"  {r['point']}: splat of ci/6-verdict/splats' "
+            lines.append(f"  {r['point']}: splat of ci/7-verdict/splats' "
                          f"allow list, not counted: {s.strip()}")
     verdicts = [row_verdict(r) for r in rows]
     lines.append("")
@@ -198,16 +195,8 @@ def caught(d, what, expect, alone):
     return EXIT[PASS] if ok else EXIT[FAIL]
 
 
-def splat_re(kind):
-    rx = judge.splat_regex(judge.load_splat_rules(), (kind,))
-    if rx is None:
-        return EXIT[FAIL]
-    print(rx)
-    return EXIT[PASS]
-
-
 COMMANDS = {"point": (point, 1), "table": (table, 1), "check": (check, 2),
-            "boot": (boot, 1), "caught": (caught, 3), "splat-re": (splat_re, 1)}
+            "boot": (boot, 1), "caught": (caught, 3)}
 
 
 def main(argv):

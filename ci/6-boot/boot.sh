@@ -3,14 +3,14 @@
 # Step 5, boot: run the kernel and initramfs in QEMU until the guest powers
 # off, panics or runs past the time limit.
 #
-#   ci/5-boot/boot.sh [options] BZIMAGE INITRAMFS OUTDIR
+#   ci/6-boot/boot.sh [options] BZIMAGE INITRAMFS OUTDIR
 #     --smp N        vCPUs (default 2)
 #     --mem MiB      guest memory (default 2048)
 #     --swap-mib N   size of the brd swap device /dev/ram0 (default 1024)
 #     --timeout S    wall-clock limit (default 1200)
 #     --accel A      kvm | tcg | icount (default: $ZS_ACCEL, else tcg)
-#     --append STR   more kernel command line (zs.* options: ci/4-image/guest/init)
-#     --source-id ID the source_id (ci/lib.sh) of the sources the row built
+#     --append STR   more kernel command line (zs.* options: ci/5-image/guest/init)
+#     --source-id ID the source_id (ci/3-build/lib.sh) of the sources the row built
 #                    BZIMAGE from: written to OUTDIR/source-id, for the judge
 #                    to compare with the id the booted kernel's banner names
 #     --drive FILE   attach FILE as a raw virtio-blk disk, /dev/vda in the
@@ -24,14 +24,14 @@
 # the tests'), OUTDIR/qemu-cmd (the exact QEMU command, to run again:
 # `bash OUTDIR/qemu-cmd`), OUTDIR/qemu.log (QEMU's own messages),
 # OUTDIR/boot-exit (the exit status below) and OUTDIR/source-id (with
-# --source-id). What the boot means is for ci/6-verdict/verdict.py boot
-# OUTDIR to say (ci/6-verdict/judge.py).
+# --source-id). What the boot means is for ci/7-verdict/verdict.py boot
+# OUTDIR to say (ci/7-verdict/judge.py).
 #
 # Exit status:
 #   0   the guest finished: it printed ZS-GUEST-DONE and powered off
 #   2   the guest stopped without finishing (a panic, a triple fault)
 #   3   the guest ran past the time limit, or on for 120 s after a stall
-#       or lockup of ci/6-verdict/splats, and was killed
+#       or lockup of ci/7-verdict/splats, and was killed
 #   75  infrastructure error, nothing known about the kernel: QEMU is
 #       missing, could not start or failed (a forced --accel kvm without
 #       a usable KVM, an unreadable BZIMAGE), or OUTDIR's file system has
@@ -131,7 +131,7 @@ qemu=(qemu-system-x86_64 -nodefaults -no-reboot -display none -M pc
 echo "$cmdline" >"$out/cmdline"
 # For whoever debugs this boot: the command exactly as run.
 {
-	echo "# The QEMU command of this boot (ci/5-boot/boot.sh, $(date -u '+%Y-%m-%d %H:%M UTC'));"
+	echo "# The QEMU command of this boot (ci/6-boot/boot.sh, $(date -u '+%Y-%m-%d %H:%M UTC'));"
 	echo "# bash this file to run it again: it writes console.log and ktap.txt here."
 	printf '%q ' "${qemu[@]}"
 	echo
@@ -148,8 +148,9 @@ fi
 "${qemu[@]}" >"$out/qemu.log" 2>&1 &
 qpid=$!
 
-# The stall and lockup rules of ci/6-verdict/splats, as one grep -E pattern.
-stall_re=$(python3 "$CI_DIR/6-verdict/verdict.py" splat-re stall)
+# The lines of stalls, as one grep -E pattern after an optional printk
+# timestamp (ci/tests/test-judge.py checks it is the judge's own).
+stall_re="^(\[ *[0-9]+\.[0-9]+\]( *\[ *[TC][0-9]+\])? ?)?($(sed -n 's/^\^//p' "$CI_DIR/6-boot/stalls" | paste -sd'|'))"
 STALL_GRACE=120
 start=$(date +%s)
 stalled=""

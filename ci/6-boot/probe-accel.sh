@@ -3,12 +3,12 @@
 # Decide between KVM and TCG by booting for real: /dev/kvm can exist and
 # still hang a guest (a software virtualiser owns it on some hosts).
 #
-#   ci/5-boot/probe-accel.sh BZIMAGE INITRAMFS    -> prints kvm or tcg
+#   ci/6-boot/probe-accel.sh BZIMAGE INITRAMFS    -> prints kvm or tcg
 #
 # The answer is the host's, not the kernel's: it is kept for the rest of
 # the host's boot (its boot_id, with the QEMU binary it was found with)
 # in the cache, as a probe where KVM hangs waits out its 30 s timeout,
-# once a run of ci/jobs/run-series.sh, twenty times a ci/jobs/test.sh.
+# once a run of ci/jobs/run-series.sh, twenty times a ci/tests/test.sh.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -26,7 +26,7 @@ fi
 accel=tcg
 if [ -w /dev/kvm ]; then
 	d=$(mktemp -d)
-	if "$CI_DIR/5-boot/boot.sh" --accel kvm --timeout 30 --smp 1 --mem 256 \
+	if "$CI_DIR/6-boot/boot.sh" --accel kvm --timeout 30 --smp 1 --mem 256 \
 		--swap-mib 16 --append zs.probe=1 "$1" "$2" "$d" >/dev/null 2>&1 &&
 		grep -q ZS-PROBE-OK "$d/console.log"; then
 		accel=kvm

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Step 4, image: build the selftests (or the benchmarks) static against TREE
-# and pack them with busybox-static and ci/4-image/guest/init into an initramfs.
+# and pack them with busybox-static and ci/5-image/guest/init into an initramfs.
 #
-#   ci/4-image/image.sh [--suite selftests|benchmarks] TREE OUTDIR
+#   ci/5-image/image.sh [--suite selftests|benchmarks] TREE OUTDIR
 #                                        -> OUTDIR/initramfs.cpio.gz
 #
 # --suite picks the folder whose Makefile builds the programs the guest
@@ -31,7 +31,7 @@ make -s -C "$REPO_DIR/$suite" KSRC="$tree" O="$root/tests" >"$log" 2>&1 ||
 	{ cat "$log" >&2; die "$suite do not build against $tree"; }
 # The Makefile lists what it built for this tree, in the order to run it:
 # tests.list for the main boot, tests-<profile>.list for the other boots of
-# ci/5-boot/profiles. The guest runs /tests/list unless told otherwise
+# ci/6-boot/profiles. The guest runs /tests/list unless told otherwise
 # (zs.list=).
 mv "$root/tests/tests.list" "$root/tests/list"
 for list in "$root"/tests/list "$root"/tests/tests-*.list; do
@@ -46,7 +46,7 @@ done >"$out/lists"
 # Debian's busybox-static puts a static busybox at /bin/busybox.
 [ -x /bin/busybox ] || die "busybox-static is not installed"
 cp /bin/busybox "$root/bin/busybox"
-cp "$REPO_DIR/ci/4-image/guest/init" "$root/init"
+cp "$REPO_DIR/ci/5-image/guest/init" "$root/init"
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out/initramfs.cpio.gz"

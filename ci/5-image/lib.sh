@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Step code of image: the guest's tests, built and cached; sourced after ci/lib.sh, never run.
+
+# tests_series_for KVER|BASE: the series of kselftests that the guest's
+# tests are built with at every point of a base's series, the base
+# included (ci/bases; docs/series.md); nothing where there is none (6.12's
+# test_zswap.c lacks what they build on, 6.1 has no test_zswap.c).
+tests_series_for() {
+	local s
+	s=$(base_get "$1" tests)
+	[ -z "$s" ] || echo "$REPO_DIR/$s"
+}
+
+# tests_image TREE OUTDIR [TESTS_SERIES [MM]]: build the guest's tests
+# (ci/5-image/image.sh) from TREE as it is, with the patches of TESTS_SERIES put
+# on top with ci/2-apply/apply.sh for the build (OUTDIR/tests-apply.log) and
+# taken off again: the tree is left at the commit it was at. With MM (a
+# folder of the mm tree's files, patches/selftests-zswap/mm-tree), the
+# series is checked to apply to TREE's own files, then put on MM's files
+# in their place: the kselftests tested are the text that is mailed.
+# Fails, saying why, when a patch does not apply or the tests do not
+# build. An image made before from the same sources (image_key) is taken
+# from the cache instead.
+tests_image() {
+	local tree=$1 out=$2 ts=${3:-} mm=${4:-} head p rc=0 key="" f
+	# load_series sets these: the caller's stay as they are.
+	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
+	local patches=() patch_dir mmfiles=()
+	head=$(git -C "$tree" rev-parse HEAD)
+	mkdir -p "$out"
+	: >"$out/tests-apply.log"
+	[ -z "$ts" ] || load_series "$ts"
+	[ -z "$mm" ] || mapfile -t mmfiles < <(find "$mm" -type f | LC_ALL=C sort)
+	key=$(image_key "$tree" "${patches[@]}" "${mmfiles[@]}") || key=""
+	local kept=$CACHE_DIR/images/$key
+	if [ -n "$key" ] && [ -f "$kept/initramfs.cpio.gz" ]; then
+		cp "$kept"/* "$out/"
+		touch "$kept"
+		echo "image: made before from the same sources, kept in $kept" >>"$out/tests-apply.log"
+		return 0
+	fi
+	if [ -n "$mm" ]; then
+		"$CI_DIR/upstream/check-mm-apply.sh" "$tree" "$ts" >>"$out/tests-apply.log" 2>&1 ||
+			{ tail -n 3 "$out/tests-apply.log" >&2; return 1; }
+		# A commit, for git am; the reset below takes it off.
+		cp -r "$mm/." "$tree/"
+		if ! { git -C "$tree" add -f -- "${mmfiles[@]#"$mm"/}" &&
+			git -C "$tree" -c user.name=zswap-series -c user.email=ci@localhost \
+				commit -q -m "the mm tree's files of $mm"; }; then
+			git -C "$tree" reset -q --hard "$head"
+			return 1
+		fi
+		echo "the tests series on the mm tree's files of $mm" >>"$out/tests-apply.log"
+	fi
+	for p in "${patches[@]}"; do
+		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
+		grep 'APPLY FAILED' "$out/tests-apply.log" >&2 || true
+		git -C "$tree" reset -q --hard "$head"
+		return 1
+	done
+	"$CI_DIR/5-image/image.sh" "$tree" "$out" || rc=$?
+	git -C "$tree" reset -q --hard "$head"
+	if [ $rc -eq 0 ] && [ -n "$key" ]; then
+		rm -rf "$kept.new"
+		mkdir -p "$kept.new"
+		for f in initramfs.cpio.gz lists selftests-build.log tests-apply.log; do
+			cp "$out/$f" "$kept.new/"
+		done
+		rm -rf "$kept"
+		mv "$kept.new" "$kept"
+		keep_newest "$CACHE_DIR/images" 100
+	fi
+	return $rc
+}
+
+# image_key TREE PATCH...: a name for everything the test image is made
+# from: TREE's tools/testing/selftests as committed, the tests series'
+# patches, this repository's selftests/ and guest init, the compiler, the
+# C library and busybox. Fails (no key: the image is built) when TREE is
+# not a git tree or has changes of that folder not committed.
+image_key() {
+	local tree=$1 sub
+	shift
+	sub=$(git -C "$tree" rev-parse -q --verify HEAD:tools/testing/selftests) || return 1
+	[ -z "$(git -C "$tree" status --porcelain -- tools/testing/selftests)" ] || return 1
+	{
+		echo "$sub"
+		[ $# -eq 0 ] || cat "$@"
+		(cd "$REPO_DIR" && find selftests ci/5-image/guest ci/5-image/image.sh -type f -print0 |
+			LC_ALL=C sort -z | xargs -0 sha1sum)
+		gcc --version | sed -n 1p
+		dpkg-query -W libc6-dev linux-libc-dev busybox-static 2>&1 || true
+	} | sha1sum | cut -d' ' -f1
+}
