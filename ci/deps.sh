@@ -21,11 +21,17 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "missing packages: ${missing[*]} (run as root or install them)" >&2
 	exit 1
 fi
+# The test command installs from two chains of stages at once: one apt
+# at a time (apt itself would refuse the second, its lock taken).
+exec {lock}>"${TMPDIR:-/tmp}/zswap-series-deps.lock"
+flock "$lock"
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp)
-if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-	"${missing[@]}"; } >"$log" 2>&1; then
+wait_lock=(-o DPkg::Lock::Timeout=300)
+if ! { apt-get "${wait_lock[@]}" update -qq &&
+	apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends \
+		"${missing[@]}"; } >"$log" 2>&1; then
 	cat "$log" >&2
 	echo "apt-get could not install: ${missing[*]}" >&2
 	exit 1

@@ -34,8 +34,10 @@ base=$1
 check_base base "$base"
 trees=$CACHE_DIR/trees
 mkdir -p "$trees"
-# Two jobs preparing the same base at once would unpack it twice.
-exec {prep}>"$trees/.prepare.lock"
+# Two jobs preparing the same base at once would unpack it twice; jobs
+# on different bases (the test command's LTS stages beside its mainline
+# ones) go on side by side.
+exec {prep}>"$trees/.prepare-$(printf '%s' "$base" | sha1sum | cut -c1-12).lock"
 flock "$prep"
 
 commit_all() {

@@ -45,4 +45,4 @@ fi
 objs=$("$(dirname "$0")/objects.sh" "$tree" "$build" "$@") || exit 1
 mapfile -t built <<<"$objs"
 printf 'objects: %s\n' "${built[*]}"
-mk -j"$(nproc)" "${built[@]}"
+mk -j"${ZS_MAKE_JOBS:-$(nproc)}" "${built[@]}"

@@ -109,7 +109,8 @@ done < <(
 # With ZS_DISTCC_HOSTS (distcc's host list, e.g. "localhost/2 buildbox/16"),
 # what ccache misses is compiled through distcc, as many jobs at once as
 # the hosts offer.
-jobs=$(nproc)
+# ZS_MAKE_JOBS: make's jobs (default: every CPU).
+jobs=${ZS_MAKE_JOBS:-$(nproc)}
 if [ -n "${ZS_DISTCC_HOSTS:-}" ]; then
 	command -v distcc >/dev/null || { echo "ZS_DISTCC_HOSTS set but no distcc" >&2; exit 1; }
 	export DISTCC_HOSTS=$ZS_DISTCC_HOSTS CCACHE_PREFIX=distcc

@@ -43,11 +43,11 @@ key=$(base_key "$base")
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
-pass=0 fail=0
-# stage NAME CMD...: run one stage, and record its start and end (and the
+pass=0 fail=0 summary=()
+# run_stage NAME CMD...: run one stage, and record its start and end (and the
 # folder named by its --results, whose times files ci/timing/timing.py reads) in
 # $out/stages.
-stage() {
+run_stage() {
 	local name=$1 t0 res="" a prev=""
 	shift
 	say "test: $name"
@@ -58,12 +58,105 @@ stage() {
 	done
 	if "$@"; then
 		pass=$((pass + 1))
-		echo "ok - $name"
+		summary+=("ok - $name")
 	else
 		fail=$((fail + 1))
-		echo "not ok - $name"
+		summary+=("not ok - $name")
 	fi
+	echo "${summary[-1]}"
 	printf '%s\t%s\t%s\t%s\n' "$name" "$t0" "$(date +%s)" "$res" >>"$out/stages"
+}
+stage() {
+	run_stage "$@"
+}
+
+# The stages on the LTS trees, beside the others (start_beside).
+lts_stages() {
+	# The LTS backports at every point, on the trees Debian serves today:
+	# apply, checkpatch, and the objects they touch compiled with Debian's
+	# configuration and the guest's, no whole build (ci/jobs/compile-series.sh).
+	for lts in $(bases_with compile); do
+		stage "$lts: every point applies, passes checkpatch, compiles" \
+			"$CI_DIR/jobs/compile-series.sh" --base "$lts" \
+			--results "$out/compile-$lts"
+		# Its faults that this check can judge: a patch that no
+		# longer applies, one that breaks the build on top.
+		stage "$lts: the compile check names a patch that does not apply or build" \
+			"$CI_DIR/tests/test-compile-faults.sh" --base "$lts" \
+			--results "$out/compile-faults-$lts"
+	done
+	# A patch that breaks the build planted in a compiled base's series
+	# (v6.12's: ten points): the bisection by compiling the objects, and the
+	# check above, name it.
+	for b in $(bases_with bisect); do
+		stage "bisect and the compile check name a broken $b patch" \
+			"$CI_DIR/tests/test-bisect.sh" --base "$b" --check objects \
+			--results "$out/bisect-$b"
+	done
+}
+
+# start_beside: on the default base, run lts_stages in the background
+# while the mainline stages run: they use trees and build folders of their
+# own, and at nice 19 with one make job they take what the mainline ones
+# leave idle (a TCG guest runs on one core; an unpack or a download on
+# neither). Each stage's output is a log of its own under $out/beside/,
+# its ok or not ok line goes to the terminal as it ends, and the summary
+# lists them after the mainline stages.
+beside=""
+start_beside() {
+	mkdir -p "$out/beside"
+	: >"$out/beside/results"
+	say "test: the LTS stages run beside the others, logs in $out/beside/"
+	(
+		stage() {
+			local log
+			log=$out/beside/$(printf '%s' "$1" | tr -c 'a-zA-Z0-9.' '-' | cut -c1-70).log
+			say "test: beside: $1 (log: $log)"
+			run_stage "$@" >"$log" 2>&1
+			tail -n1 "$log" | tee -a "$out/beside/results"
+		}
+		export ZS_MAKE_JOBS=1
+		renice -n 19 -p "$BASHPID" >/dev/null || true
+		lts_stages
+		date +%s >"$out/beside/finished"
+	) &
+	beside=$!
+	trap 'stop_beside' EXIT
+}
+
+# stop_beside: the test command stopped before finish_beside (a die, a
+# Ctrl-C): the LTS stages stop with it.
+stop_beside() {
+	[ -n "$beside" ] && kill -0 "$beside" 2>/dev/null || return 0
+	kill_tree "$beside"
+}
+
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
+# finish_beside: wait for lts_stages, count their stages and put their
+# lines in the summary.
+finish_beside() {
+	local line
+	say "test: waiting for the LTS stages beside"
+	wait "$beside" || true
+	beside=""
+	while read -r line; do
+		summary+=("$line")
+		case $line in
+		ok*) pass=$((pass + 1)) ;;
+		*) fail=$((fail + 1)) ;;
+		esac
+	done <"$out/beside/results"
+	if [ ! -f "$out/beside/finished" ]; then
+		fail=$((fail + 1))
+		summary+=("not ok - the LTS stages beside stopped before their end (logs: $out/beside/)")
+	fi
 }
 
 # First, the check in seconds (ci/check): the judge on its fixtures
@@ -75,6 +168,7 @@ t_deps=$(date +%s)
 printf 'deps: shellcheck python3-yaml\t%s\t%s\t\n' "$t_deps" "$(date +%s)" >>"$out/stages"
 stage "ci/check: judge, bad input, lint, figures, series, patch form" \
 	"$CI_DIR/check"
+[ "$base" != "$ZS_DEFAULT_BASE" ] || start_beside
 # Seconds: the build caches give back only what the sources build (a
 # stale piggy.o once booted another kernel than the one judged).
 stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.sh"
@@ -140,28 +234,8 @@ fi
 base_has "$key" mails &&
 	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
 		"$CI_DIR/tests/test-mail.sh"
-if [ "$base" = "$ZS_DEFAULT_BASE" ]; then
-	# The LTS backports at every point, on the trees Debian serves today:
-	# apply, checkpatch, and the objects they touch compiled with Debian's
-	# configuration and the guest's, no whole build (ci/jobs/compile-series.sh).
-	for lts in $(bases_with compile); do
-		stage "$lts: every point applies, passes checkpatch, compiles" \
-			"$CI_DIR/jobs/compile-series.sh" --base "$lts" \
-			--results "$out/compile-$lts"
-		# Its faults that this check can judge: a patch that no
-		# longer applies, one that breaks the build on top.
-		stage "$lts: the compile check names a patch that does not apply or build" \
-			"$CI_DIR/tests/test-compile-faults.sh" --base "$lts" \
-			--results "$out/compile-faults-$lts"
-	done
-	# A patch that breaks the build planted in a compiled base's series
-	# (v6.12's: ten points): the bisection by compiling the objects, and the
-	# check above, name it.
-	for b in $(bases_with bisect); do
-		stage "bisect and the compile check name a broken $b patch" \
-			"$CI_DIR/tests/test-bisect.sh" --base "$b" --check objects \
-			--results "$out/bisect-$b"
-	done
+if [ -n "$beside" ]; then
+	finish_beside
 elif [ -f "$CI_DIR/tests/faults/$base/build-break.patch" ]; then
 	# On a base that has a patch that breaks the build to plant.
 	stage "bisect names a broken patch on $base" \
@@ -174,5 +248,6 @@ echo
 # beyond ci/timing/whole-builds.
 python3 "$CI_DIR/timing/timing.py" "$out" | tee "$out/timing.txt" || true
 echo "results: $out"
+printf '%s\n' "${summary[@]}"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

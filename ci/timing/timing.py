@@ -192,16 +192,19 @@ def test_table(root):
         print(f"timing: no stages in {root}/stages")
         return
     print(f"Where the time went (minutes; ci/timing/timing.py {root}):")
+    # The LTS stages run beside the others (ci/tests/test.sh): when each
+    # started tells which overlapped.
+    print("     at    min  stage")
+    t0 = min(s[1] for s in stages)
     every = []
-    for name, start, end, res in stages:
-        print(f"  {minutes(end - start)}  {name}")
+    for name, start, end, res in sorted(stages, key=lambda s: s[1]):
+        print(f"  {mmss(start - t0)} {minutes(end - start)}  {name}")
         if res and os.path.isdir(res):
             steps = series_steps(res)
             every.extend(steps)
             print_summary(steps, indent="           ")
     print("Over all the stages, by kind:")
     print_summary(every)
-    t0 = min(s[1] for s in stages)
     t1 = max(s[2] for s in stages)
     print(f"  {'total':<20} {minutes(t1 - t0)}  (first stage's start to last stage's end)")
     whole_builds(stages)
