@@ -10,7 +10,7 @@
 #                         [--distro all|last|none] [--kcsan last|all|none]
 #                         [--stress full|short] [--only TEST,...]
 #                         [--debug-only TEST,...] [--boots all|last]
-#                         [--tests-series FILE|none]
+#                         [--tests-series FILE|none] [--append WORDS]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
 # experimental or sid suite), the series that goes with the base, results
@@ -41,6 +41,8 @@
 # --variants, --gates, --distro rows), so that each patch still builds at
 # its own position (ci/tests/test.sh on the LTS series, to stay within its hour;
 # default all).
+# --append: words added to every boot's kernel command line (a fault of
+# ci/tests/faults/mainline/schemata.patch turned on: zswap.ci_fault=NAME).
 # --tests-series: the series of kselftests put on top of each point for
 # the guest's tests, never built into its kernel (default: the base's,
 # patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y;
@@ -63,7 +65,7 @@ set -euo pipefail
 . "$CI_DIR/5-image/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
-distro=all kcsan=last stress=full tests_series="" debug_only=""
+distro=all kcsan=last stress=full tests_series="" debug_only="" append=""
 boots=all
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -80,6 +82,7 @@ while [ $# -gt 0 ]; do
 	--to) to=${2-} ;;
 	--only) only=${2-} ;;
 	--debug-only) debug_only=${2-} ;;
+	--append) append=${2-} ;;
 	--boots) boots=${2-} ;;
 	--tests-series) tests_series=${2-} ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
@@ -225,6 +228,7 @@ if [ -n "$tests_series" ]; then
 else
 	echo "tests:   built from each point" >>"$results/header"
 fi
+[ -z "$append" ] || echo "append:  $append (every boot's command line)" >>"$results/header"
 
 # The guest's tests: built from the tree at the first point run, with the
 # tests series on top, and again at each later point whose patch changes
@@ -443,9 +447,9 @@ boot_point() {
 		say "boot: accelerator $ZS_ACCEL"
 	fi
 	say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
-	local extra="" ny
+	local extra=$append ny
 	ny=$(notyet "$k")
-	[ -z "$ny" ] || extra="zs.notyet=$ny"
+	[ -z "$ny" ] || extra="$extra zs.notyet=$ny"
 	# Words of the command line the kernel does not know, without a
 	# dot, reach the guest's init, and the tests, as environment.
 	[ "$stress" = full ] || [ "$config" != default ] ||

@@ -11,6 +11,14 @@
 # A fault that no longer applies, or that turns its row red some other way,
 # is "not caught for the right reason". Prints TAP and a closing count.
 #
+# Faults in code are mutant schemata: ci/tests/faults/<series>/schemata.patch
+# compiles every one of them in, each off until the boot parameter
+# zswap.ci_fault=NAME turns it on, so that one kernel (and one debug
+# kernel) serves them all; a fault of the schemata is booted with its
+# switch on, and must say so on the console. First, that kernel with no
+# switch on must pass the zswap tests ("schemata-off"): it is the series.
+# A fault whose target is the build or the apply is a patch of its own.
+#
 # --series selftests-zswap (a series of kselftests, patches/selftests-*/):
 # its faults, ci/tests/faults/<name>/, go on the kernel base its tests are for,
 # which the folder's file "base" names, under no patch of the zswap
@@ -90,9 +98,26 @@ fi
 # By default the faults that must be caught: an edit that keeps a patch of
 # the series from applying, and those that $fdir/must-catch names.
 # (A tests series has no zswap patch of its own to edit.)
+schemata=$fdir/schemata.patch
+[ -f "$schemata" ] || schemata=""
 [ ${#faults[@]} -gt 0 ] ||
 	mapfile -t faults < <([ -n "$tests_base" ] || echo not-applying
+		[ -z "$schemata" ] || echo schemata-off
 		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/must-catch")
+# switches: the names the schemata's zswap_ci_faults[] table knows, one a
+# line.
+switches() {
+	[ -n "$schemata" ] || return 0
+	awk '/^\+.*zswap_ci_faults\[\] = \{/ { on = 1; next }
+		on && /^\+\};/ { exit }
+		on { while (match($0, /"[a-z0-9-]+"/)) {
+			print substr($0, RSTART + 1, RLENGTH - 2)
+			$0 = substr($0, RSTART + RLENGTH) } }' "$schemata" | grep -vx none
+}
+# in_schemata FAULT: FAULT is a switch of the schemata, not a patch.
+in_schemata() {
+	[ ! -f "$fdir/$1.patch" ] && switches | grep -qx "$1"
+}
 # The faults in zswap_invalidate() meet the zswap tests, those in
 # swap_cgroup its KUnit tests; test_memcontrol would add minutes.
 tests_like() {
@@ -139,8 +164,11 @@ skipped() {
 	all_targets "$1" | while read -r check rest; do left_out "$check"; done
 }
 for f in "${faults[@]}"; do
-	[ "$f" = not-applying ] || all_targets "$f" >/dev/null ||
+	case $f in not-applying|schemata-off) continue ;; esac
+	all_targets "$f" >/dev/null ||
 		die "fault $f: no line in $fdir/targets names what must catch it"
+	[ -f "$fdir/$f.patch" ] || in_schemata "$f" ||
+		die "fault $f: neither $fdir/$f.patch nor a switch of ${schemata:-a schemata.patch there}"
 done
 results=${results:-$REPO_DIR/results/faults-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
@@ -156,7 +184,7 @@ echo "1..${#faults[@]}"
 for f in "${faults[@]}"; do
 	i=$((i + 1))
 	d=$results/$f
-	if [ "$f" != not-applying ]; then
+	if [ "$f" != not-applying ] && [ "$f" != schemata-off ]; then
 		why=$(skipped "$f" | paste -sd';' -)
 		if [ -z "$(target "$f")" ]; then
 			skip=$((skip + 1))
@@ -181,9 +209,16 @@ for f in "${faults[@]}"; do
 		basename "$p" >>"$d/patches/series"
 	done
 	last=$n
+	append=""
 	if [ "$f" = not-applying ]; then
 		edited=$(edit_not_applying "$d/patches")
 		IFS=$'\t' read -r victim last <<<"$edited"
+	elif [ "$f" = schemata-off ] || in_schemata "$f"; then
+		cp "$schemata" "$d/patches/"
+		echo "schemata.patch" >>"$d/patches/series"
+		last=$((n + 1))
+		victim=schemata.patch
+		[ "$f" = schemata-off ] || append="zswap.ci_fault=$f"
 	else
 		cp "$fdir/$f.patch" "$d/patches/"
 		echo "$f.patch" >>"$d/patches/series"
@@ -197,9 +232,11 @@ for f in "${faults[@]}"; do
 	# lost update where swapcg_concurrent did not (docs/tests.md), and a tests
 	# series' faults its tests, the kernel's test_zswap. A fault judged on
 	# the whole row (tests, boot) meets the zswap tests.
-	tests=$(target "$f" | awk '{ sub(/^.*\//, "", $1); print $1 }' |
-		grep -xFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
-			"$REPO_DIR/selftests/tests.list") | sort -u | paste -sd, -) || true
+	tests=""
+	[ "$f" = schemata-off ] ||
+		tests=$(target "$f" | awk '{ sub(/^.*\//, "", $1); print $1 }' |
+			grep -xFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+				"$REPO_DIR/selftests/tests.list") | sort -u | paste -sd, -) || true
 	[ -n "$tests" ] || tests=$zswap_tests
 	say "fault $f: running the series with it at point $last"
 	rc=0
@@ -224,9 +261,14 @@ for f in "${faults[@]}"; do
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
 		--debug "$debug" --variants "$variants" --gates "$gates" \
 		--kcsan "$kcsan" --distro none \
-		--from "$last" --only "$tests" >"$d/run.log" 2>&1 || rc=$?
+		--from "$last" --only "$tests" ${append:+--append "$append"} \
+		>"$d/run.log" 2>&1 || rc=$?
 	why="" v="" vrc=0
-	if [ "$f" = not-applying ]; then
+	if [ "$f" = schemata-off ]; then
+		[ $rc -eq 0 ] || why="the schemata's kernel with no fault on is not green (exit $rc)"
+		! grep -q 'zswap: ci_fault: .* on' "$d/run/$(printf '%02d' "$last")-default/console.log" ||
+			why="$why; a fault is on"
+	elif [ "$f" = not-applying ]; then
 		[ $rc -ne 0 ] || why="run exited 0"
 		grep -q "APPLY FAILED: $victim does not apply: mm/zswap.c" "$d/run.log" ||
 			why="$why; no line naming $victim and mm/zswap.c"
@@ -253,6 +295,9 @@ for f in "${faults[@]}"; do
 		done < <(target "$f")
 		[ -n "$why" ] || [ $vrc -ne 0 ] || [ $rc -ne 0 ] ||
 			why="the row is red, but the run exited 0"
+		# A switch of the schemata: the kernel says it turned it on.
+		[ -z "$append" ] || grep -q "zswap: ci_fault: $f on" "$d/run"/*/console.log ||
+			why="$why; no boot says \"zswap: ci_fault: $f on\""
 	fi
 	if [ -n "$why" ]; then
 		fail=$((fail + 1))

@@ -172,6 +172,17 @@ def test_targets(tap):
     for fdir in sorted(glob.glob(os.path.join(TESTS, "faults", "*"))):
         names = {os.path.basename(p)[:-6]
                  for p in glob.glob(os.path.join(fdir, "*.patch"))}
+        # The switches of its mutant schemata (ci/tests/test-faults.sh).
+        if "schemata" in names:
+            names.discard("schemata")
+            text = judge.read(os.path.join(fdir, "schemata.patch"))
+            table = re.search(r"zswap_ci_faults\[\] = \{(.*?)\n\+\};", text,
+                              re.S)
+            if not table:
+                bad.append(f"{fdir}/schemata.patch: no zswap_ci_faults[]")
+            else:
+                names |= set(re.findall(r'"([a-z0-9-]+)"', table.group(1)))
+                names.discard("none")
         targets = {}
         path = os.path.join(fdir, "targets")
         for line in judge.read(path).splitlines():
@@ -184,14 +195,14 @@ def test_targets(tap):
                 bad.append(f"{path}: bad line {line!r}")
             targets[cols[0]] = cols[1:]
         for n in sorted(names - set(targets)):
-            bad.append(f"{fdir}: {n}.patch has no line in targets")
+            bad.append(f"{fdir}: {n} (a patch or a switch) has no line in targets")
         for n in sorted(set(targets) - names):
-            bad.append(f"{path}: {n} is no patch of the folder")
+            bad.append(f"{path}: {n} is no patch or switch of the folder")
         must = judge.read(os.path.join(fdir, "must-catch"))
         for n in must.splitlines():
             n = n.split("#")[0].strip()
             if n and n not in names:
-                bad.append(f"{fdir}/must-catch: {n} is no patch of the folder")
+                bad.append(f"{fdir}/must-catch: {n} is no patch or switch of the folder")
     tap.result(not bad, "every fault of ci/tests/faults/ has a target",
                "\n".join(bad))
 
