@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -134,6 +135,93 @@ static int guards_of(pid_t pid, pid_t *pids, int max)
 }
 
 /*
+ * Read test_zswap's KTAP on @fd until the result line of a case ("ok " or
+ * "not ok " at the start of a line), for at most @ms: whether one came.
+ * A case prints it once it has put back what it changed.
+ */
+static bool case_ended(int fd, long ms)
+{
+	char line[256];
+	size_t len = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long t;
+
+	for (t = 0; t < ms; t += 10) {
+		if (poll(&p, 1, 10) <= 0)
+			continue;
+		while (len < sizeof(line) - 1 && read(fd, &line[len], 1) == 1) {
+			if (line[len] != '\n') {
+				len++;
+				continue;
+			}
+			line[len] = '\0';
+			if (!strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7))
+				return true;
+			len = 0;
+			if (poll(&p, 1, 0) <= 0)
+				break;
+		}
+		if (len == sizeof(line) - 1)
+			len = 0;
+		if (p.revents & POLLHUP && !(p.revents & POLLIN))
+			return false;
+	}
+	return false;
+}
+
+/* Drop what test_zswap has written so far on @fd: earlier cases' lines */
+static void drain(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[4096];
+
+	while (poll(&p, 1, 0) > 0 && p.revents & POLLIN &&
+	       read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Whether @pid is gone: no such process, or a zombie left to init */
+static bool gone(pid_t pid)
+{
+	char path[64], state = 'Z';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 'Z';
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
+/*
+ * Wait for the guards @g of a test_zswap that was killed to finish: they
+ * outlive the group's SIGKILL, and the next test must find the host as
+ * they leave it.
+ */
+static void wait_gone(const pid_t *g, int n)
+{
+	int i, t;
+
+	for (i = 0; i < n; i++)
+		for (t = 0; t < KK_UNDO_MS && !gone(g[i]); t += 10)
+			usleep(10000);
+}
+
+/* Kill test_zswap @pid's group, reap it, and wait for its guards */
+static void kill_all(pid_t pid)
+{
+	pid_t g[8];
+	int n = guards_of(pid, g, 8);
+
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	wait_gone(g, n);
+}
+
+/*
  * Run test_zswap until @changed shows, then kill its group and time the
  * undo; or, with @guard, kill its guards alone, let the case end, and
  * check that it put the change back itself. Either way, no zram device of the
@@ -143,59 +231,77 @@ static void kill_when(struct __test_metadata *_metadata,
 		      bool (*changed)(void), const char *what, bool guard)
 {
 	long reach, undo;
+	int out[2];
 	pid_t pid;
 
 	if (access("./test_zswap", X_OK))
 		SKIP(return, "no test_zswap next to this test");
 	zram_before = zram_count();
 	ASSERT_FALSE(changed()) TH_LOG("%s before test_zswap ran", what);
+	/* Its KTAP, to see a case end: read only after the change shows */
+	ASSERT_EQ(0, pipe(out));
+	fcntl(out[0], F_SETPIPE_SZ, 1 << 20);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		setpgid(0, 0);
-		if (!freopen("/dev/null", "w", stdout))
+		close(out[0]);
+		if (dup2(out[1], STDOUT_FILENO) < 0)
 			_exit(1);
 		execl("./test_zswap", "test_zswap", NULL);
 		_exit(127);
 	}
+	close(out[1]);
 	setpgid(pid, pid);
 	reach = wait_for(changed, true, KK_REACH_MS, pid);
 	if (reach < 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		kill_all(pid);
+		close(out[0]);
 		SKIP(return, "test_zswap showed no %s within %d s (no such case, or a slow kernel)",
 		     what, KK_REACH_MS / 1000);
 	}
 	if (guard) {
+		bool ended, back;
 		pid_t g[4];
 		int i, n = guards_of(pid, g, 4);
 
-		if (!n)
-			kill(-pid, SIGKILL);
-		ASSERT_GT(n, 0) TH_LOG("no guard of test_zswap found");
+		if (!n) {
+			kill_all(pid);
+			close(out[0]);
+		}
+		ASSERT_GT(n, 0) TH_LOG("no guard of test_zswap found when %s showed after %ld ms",
+				       what, reach);
+		drain(out[0]);
 		for (i = 0; i < n; i++)
 			ASSERT_EQ(0, kill(g[i], SIGKILL));
 		/*
-		 * The case puts the change back when it ends; the rest of
-		 * test_zswap's run is not this test's (on a debug kernel it
-		 * outlasts the harness timeout), and later cases have guards
-		 * of their own, which outlive the group's SIGKILL.
+		 * The case puts the change back before its result line; the
+		 * rest of test_zswap's run is not this test's (on a debug
+		 * kernel it outlasts the harness timeout), and the next case
+		 * may make the same change at once.
 		 */
-		undo = wait_for(changed, false, KK_REACH_MS, pid);
-		kill(-pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		TH_LOG("%s after %ld ms of test_zswap; put back by its case %ld ms after its guard(s) were killed",
-		       what, reach, undo);
-		EXPECT_FALSE(changed()) TH_LOG("%s still there when its case ended, its %d guard(s) killed",
-					       what, n);
-		EXPECT_GE(wait_for(zram_added, false, KK_UNDO_MS, 0), 0)
-			TH_LOG("a zram device left when its case ended, its %d guard(s) killed",
-			       n);
+		ended = case_ended(out[0], KK_REACH_MS);
+		back = !changed() && !zram_added();
+		kill_all(pid);
+		close(out[0]);
+		ASSERT_TRUE(ended) TH_LOG("the case of %s did not end within %d s of its guard(s) killed",
+					  what, KK_REACH_MS / 1000);
+		TH_LOG("%s after %ld ms of test_zswap; its %d guard(s) killed, then the case ended",
+		       what, reach, n);
+		EXPECT_TRUE(back) TH_LOG("%s, or a zram device, still there when its case ended, its %d guard(s) killed",
+					 what, n);
 		return;
 	}
-	ASSERT_EQ(0, kill(-pid, SIGKILL));
-	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	undo = wait_for(changed, false, KK_UNDO_MS, 0);
+	{
+		pid_t g[8];
+		int n = guards_of(pid, g, 8);
+
+		ASSERT_EQ(0, kill(-pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+		undo = wait_for(changed, false, KK_UNDO_MS, 0);
+		wait_gone(g, n);
+	}
+	close(out[0]);
 	TH_LOG("%s after %ld ms of test_zswap; put back %ld ms after SIGKILL",
 	       what, reach, undo);
 	EXPECT_GE(undo, 0) TH_LOG("%s still there %d ms after SIGKILL", what,
