@@ -8,11 +8,15 @@
  * set to madvise), kills the whole group and waits for the change to go.
  * And the other way round: the guard killed (its session's leader, a child
  * of test_zswap), test_zswap must put the change back itself when the case
- * ends. Skips where test_zswap is not in the image or never makes the
- * change (a tree without those cases).
+ * ends (its result line on test_zswap's KTAP). After each kill, the guards
+ * of the killed run are waited for and the cgroups it left removed, so
+ * that every test starts from the host as it was. Skips where test_zswap
+ * is not in the image or never makes the change (a tree without those
+ * cases).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -34,6 +38,12 @@
  */
 #define KK_REACH_MS 240000
 #define KK_UNDO_MS 5000
+/*
+ * How long the guards of a killed run may take to finish: a swapoff of a
+ * device full of pages, and their retries (10 s each for swapoff and
+ * hot_remove in test_zswap).
+ */
+#define KK_GONE_MS 60000
 #define KK_TIMEOUT_S 300
 
 FIXTURE(kk) {
@@ -206,11 +216,75 @@ static void wait_gone(const pid_t *g, int n)
 	int i, t;
 
 	for (i = 0; i < n; i++)
-		for (t = 0; t < KK_UNDO_MS && !gone(g[i]); t += 10)
+		for (t = 0; t < KK_GONE_MS && !gone(g[i]); t += 10)
 			usleep(10000);
 }
 
-/* Kill test_zswap @pid's group, reap it, and wait for its guards */
+/* The cgroup v2 root, and the cgroups there before test_zswap ran */
+static char cg_root[PATH_MAX];
+static char cg_before[64][NAME_MAX + 1];
+static int cg_nbefore;
+
+static void cgroups_before(void)
+{
+	struct dirent *de;
+	DIR *dir;
+
+	cg_nbefore = 0;
+	if (zsw_cgroup2_root(cg_root, sizeof(cg_root)))
+		cg_root[0] = '\0';
+	dir = cg_root[0] ? opendir(cg_root) : NULL;
+	while (dir && cg_nbefore < 64 && (de = readdir(dir)))
+		if (de->d_type == DT_DIR)
+			strcpy(cg_before[cg_nbefore++], de->d_name);
+	if (dir)
+		closedir(dir);
+}
+
+static int rmdir_cgroup(const char *path,
+			const struct stat *st __attribute__((unused)), int flag,
+			struct FTW *ftw __attribute__((unused)))
+{
+	int i;
+
+	/* Emptied of its processes once init has reaped them */
+	for (i = 0; flag == FTW_DP && rmdir(path) && errno == EBUSY && i < 100; i++)
+		usleep(10000);
+	return 0;
+}
+
+/*
+ * Remove the cgroups a killed test_zswap left: its cases make them as
+ * upstream's do, and no guard takes them down; the next test's run makes
+ * them again.
+ */
+static void cgroups_left_removed(void)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	struct dirent *de;
+	DIR *dir;
+	int i;
+
+	dir = cg_root[0] ? opendir(cg_root) : NULL;
+	while (dir && (de = readdir(dir))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		for (i = 0; i < cg_nbefore; i++)
+			if (!strcmp(cg_before[i], de->d_name))
+				break;
+		if (i < cg_nbefore)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cg_root, de->d_name);
+		nftw(path, rmdir_cgroup, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * Kill test_zswap @pid's group, reap it, wait for its guards, and remove
+ * the cgroups it left.
+ */
 static void kill_all(pid_t pid)
 {
 	pid_t g[8];
@@ -219,6 +293,7 @@ static void kill_all(pid_t pid)
 	kill(-pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	wait_gone(g, n);
+	cgroups_left_removed();
 }
 
 /*
@@ -237,6 +312,7 @@ static void kill_when(struct __test_metadata *_metadata,
 	if (access("./test_zswap", X_OK))
 		SKIP(return, "no test_zswap next to this test");
 	zram_before = zram_count();
+	cgroups_before();
 	ASSERT_FALSE(changed()) TH_LOG("%s before test_zswap ran", what);
 	/* Its KTAP, to see a case end: read only after the change shows */
 	ASSERT_EQ(0, pipe(out));
@@ -300,6 +376,7 @@ static void kill_when(struct __test_metadata *_metadata,
 		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 		undo = wait_for(changed, false, KK_UNDO_MS, 0);
 		wait_gone(g, n);
+		cgroups_left_removed();
 	}
 	close(out[0]);
 	TH_LOG("%s after %ld ms of test_zswap; put back %ld ms after SIGKILL",
