@@ -21,6 +21,17 @@ What boot.sh leaves in a boot folder: console.log (ttyS0), ktap.txt (ttyS1),
 boot-exit (its exit status), boot-infra (why, for status 75), qemu.log,
 source-id (the source_id of ci/3-build/lib.sh of the sources the row built its
 kernel from, which the kernel's banner names: ci/3-build/build.sh).
+
+Why the KTAP is read here and not with the base tree's
+tools/testing/kunit/kunit_parser.py: that parser turns KTAP into a tree of
+results, which is the smaller part of a verdict. The rest is not in the
+KTAP: which test was running when the console (another serial line)
+printed a splat or a panic, the guest's "# exit=N time=Ns" lines, the
+plan a crash cut short, boot.sh's exit status and the sources the kernel
+says it was built from, the known failures and allowed splats. The judge
+also runs where no tree is (its fixtures, ci/check), and the parser's
+interface differs between the bases (parse_run_tests() takes a printer
+on 7.3, not on 6.1).
 """
 import fnmatch
 import json
