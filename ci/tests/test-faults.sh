@@ -104,19 +104,17 @@ schemata=$fdir/schemata.patch
 	mapfile -t faults < <([ -n "$tests_base" ] || echo not-applying
 		[ -z "$schemata" ] || echo schemata-off
 		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/must-catch")
-# switches: the names the schemata's zswap_ci_faults[] table knows, one a
-# line.
-switches() {
-	[ -n "$schemata" ] || return 0
-	awk '/^\+.*zswap_ci_faults\[\] = \{/ { on = 1; next }
+# The names the schemata's zswap_ci_faults[] table knows, one a line.
+switches=""
+[ -z "$schemata" ] ||
+	switches=$(awk '/^\+.*zswap_ci_faults\[\] = \{/ { on = 1; next }
 		on && /^\+\};/ { exit }
 		on { while (match($0, /"[a-z0-9-]+"/)) {
 			print substr($0, RSTART + 1, RLENGTH - 2)
-			$0 = substr($0, RSTART + RLENGTH) } }' "$schemata" | grep -vx none
-}
+			$0 = substr($0, RSTART + RLENGTH) } }' "$schemata" | grep -vx none || true)
 # in_schemata FAULT: FAULT is a switch of the schemata, not a patch.
 in_schemata() {
-	[ ! -f "$fdir/$1.patch" ] && switches | grep -qx "$1"
+	[ ! -f "$fdir/$1.patch" ] && grep -qx -- "$1" <<<"$switches"
 }
 # The faults in zswap_invalidate() meet the zswap tests, those in
 # swap_cgroup its KUnit tests; test_memcontrol would add minutes.
@@ -232,11 +230,9 @@ for f in "${faults[@]}"; do
 	# lost update where swapcg_concurrent did not (docs/tests.md), and a tests
 	# series' faults its tests, the kernel's test_zswap. A fault judged on
 	# the whole row (tests, boot) meets the zswap tests.
-	tests=""
-	[ "$f" = schemata-off ] ||
-		tests=$(target "$f" | awk '{ sub(/^.*\//, "", $1); print $1 }' |
-			grep -xFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
-				"$REPO_DIR/selftests/tests.list") | sort -u | paste -sd, -) || true
+	tests=$(target "$f" | awk '{ sub(/^.*\//, "", $1); print $1 }' |
+		grep -xFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+			"$REPO_DIR/selftests/tests.list") | sort -u | paste -sd, -) || true
 	[ -n "$tests" ] || tests=$zswap_tests
 	say "fault $f: running the series with it at point $last"
 	rc=0
