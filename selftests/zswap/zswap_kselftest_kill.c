@@ -234,9 +234,16 @@ static void cgroups_before(void)
 	if (zsw_cgroup2_root(cg_root, sizeof(cg_root)))
 		cg_root[0] = '\0';
 	dir = cg_root[0] ? opendir(cg_root) : NULL;
-	while (dir && cg_nbefore < 64 && (de = readdir(dir)))
-		if (de->d_type == DT_DIR)
-			strcpy(cg_before[cg_nbefore++], de->d_name);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_type != DT_DIR)
+			continue;
+		/* More than it can remember: it removes nothing, not another's */
+		if (cg_nbefore == 64) {
+			cg_root[0] = '\0';
+			break;
+		}
+		strcpy(cg_before[cg_nbefore++], de->d_name);
+	}
 	if (dir)
 		closedir(dir);
 }
