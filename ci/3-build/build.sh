@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Step 3, build: configure (tinyconfig + fragments) and build bzImage out of
-# tree, incrementally, through ccache.
+# tree, incrementally, through ccache (the first build of a tree and
+# configuration without it).
 #
 #   ci/3-build/build.sh TREE BUILDDIR FRAGMENT...
 #
@@ -32,21 +33,7 @@ frags=()
 for f in "$@"; do frags+=("$(realpath "$f")"); done
 mkdir -p "$build"
 build=$(realpath "$build")
-
-# Files rewritten with the content they had at this folder's last build
-# (a reset and git am again, quilt push and pop) get that build's mtime
-# back, so that make compiles only what changed (ci/3-build/keep-mtimes.py
-# says when this holds). Failing, it leaves make to the mtimes alone.
-if python3 "$(dirname "$0")/keep-mtimes.py" "$tree" "$build"; then
-	trap 'touch "$build/.zs-built"' EXIT
-else
-	echo "keep-mtimes failed: make decides by the mtimes alone"
-	rm -f "$build/.zs-sources" "$build/.zs-built"
-fi
-
-export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=src-$src
 export ARCH=${ARCH:-x86_64}
-mk() { make -s -C "$tree" O="$build" "$@"; }
 
 # Configuring is 17 of the 26 seconds of a build that compiles nothing
 # (tinyconfig, the merge, olddefconfig, and the resync make does after
@@ -68,6 +55,36 @@ config_key() {
 	done
 }
 key=$(config_key | sha1sum | cut -d' ' -f1)
+
+# A folder whose last build made these targets from these same sources in
+# this configuration, and where nothing was written since it ended, holds
+# what make would make: make is not run. The faults switched at boot
+# (ci/tests/test-faults.sh) and the kselftests' faults build one kernel
+# again and again, and a make that has nothing to do takes 10-20 s.
+made=$(printf '%s\n' "$src" "$key" "${ZS_SANITIZE_ONLY:-}" "${ZS_OBJECTS_OF:-}" |
+	sha1sum | cut -d' ' -f1)
+if [ "$(cat "$build/.zs-made" 2>/dev/null)" = "$made" ] && [ -f "$build/.zs-built" ] &&
+	[ -z "$(find "$build" -newer "$build/.zs-built" -print -quit)" ]; then
+	echo "build: this folder's last build made these sources in this configuration, nothing written since: make not run"
+	[ -z "${ZS_TIMED_OBJECTS:-}" ] || echo 0 >"$ZS_TIMED_OBJECTS"
+	exit 0
+fi
+rm -f "$build/.zs-made"
+
+# Files rewritten with the content they had at this folder's last build
+# (a reset and git am again, quilt push and pop) get that build's mtime
+# back, so that make compiles only what changed (ci/3-build/keep-mtimes.py
+# says when this holds). Failing, it leaves make to the mtimes alone.
+if python3 "$(dirname "$0")/keep-mtimes.py" "$tree" "$build"; then
+	trap 'touch "$build/.zs-built"' EXIT
+else
+	echo "keep-mtimes failed: make decides by the mtimes alone"
+	rm -f "$build/.zs-sources" "$build/.zs-built"
+fi
+
+export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=src-$src
+mk() { make -s -C "$tree" O="$build" "$@"; }
+
 if [ -f "$build/.config" ] && [ -f "$build/include/config/auto.conf" ] &&
 	[ "$(cat "$build/.zs-config" 2>/dev/null)" = "$key" ]; then
 	echo "config: fragments, Kconfig files and tools as at this folder's last configuration: kept"
@@ -126,6 +143,30 @@ for c in ${ZS_SANITIZE_ONLY:-}; do
 	san+=("KCSAN_SANITIZE_$(basename "$c" .c).o=y")
 done
 [ ${#san[@]} -eq 0 ] || san+=(KCSAN_SANITIZE=n)
+# A build in a folder that holds no object of the kernel yet compiles
+# them all, and through a ccache that holds none of them each costs a
+# quarter to a third more than gcc alone (the preprocessor runs twice,
+# the object is stored). ccache's objects are keyed by the tree's path and
+# the configuration: it can serve such a build only where one of this
+# tree and configuration went to the same ccache before, and the folder
+# was lost since (a CI service keeps its ccache, not its build folders).
+# So the first such build bypasses ccache (CCACHE_DISABLE: its command
+# lines, which later builds compare, stay those of "ccache gcc") and
+# leaves a mark in ccache's folder; any later one stores its objects.
+# Not with distcc, which ccache runs.
+uncached=""
+if [ -z "${ZS_DISTCC_HOSTS:-}" ] && [ -z "$(find "$build" \( -path "$build/scripts" \
+	-o -path "$build/tools" \) -prune -o -name '*.o' -print -quit)" ]; then
+	seen=$CCACHE_DIR/zs-seen/$(printf '%s\n' "$tree" "$key" \
+		"${ZS_SANITIZE_ONLY:-}" | sha1sum | cut -d' ' -f1)
+	if [ ! -e "$seen" ]; then
+		mkdir -p "$(dirname "$seen")"
+		touch "$seen"
+		export CCACHE_DISABLE=1
+		uncached=1
+		echo "build: the first build of this tree and configuration for this ccache: compiled without it"
+	fi
+fi
 # ZS_OBJECTS_OF (patch files): compile only the objects those patches
 # touch (ci/3-build/objects.sh), not the kernel: no whole build.
 targets=(bzImage)
@@ -138,13 +179,16 @@ if [ -n "${ZS_OBJECTS_OF:-}" ]; then
 fi
 rc=0
 make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" "${targets[@]}" 2>&1 || rc=$?
+[ $rc -ne 0 ] || echo "$made" >"$build/.zs-made"
 # For ci/timing/timing.py (timed in ci/lib.sh): the objects of this folder
 # that were compiled through ccache, each with a .cmd file naming it, as
 # many as a build from an empty folder compiles. The build compiled fewer
-# when most were up to date. Not for a build of a few objects alone
-# (ZS_OBJECTS_OF), which is never a whole build.
+# when most were up to date. After it, for a build that bypassed ccache,
+# the same count again: it compiled them all, and ccache counted none.
+# Not for a build of a few objects alone (ZS_OBJECTS_OF), which is never a
+# whole build.
 if [ -n "${ZS_TIMED_OBJECTS:-}" ] && [ -z "${ZS_OBJECTS_OF:-}" ]; then
-	grep -rlE --include='.*.cmd' '^(saved)?cmd_[^ ]+ := ccache ' "$build" |
-		wc -l >"$ZS_TIMED_OBJECTS" || true
+	n=$(grep -rlE --include='.*.cmd' '^(saved)?cmd_[^ ]+ := ccache ' "$build" | wc -l) || true
+	printf '%s%s' "$n" "${uncached:+$'\t'$n}" >"$ZS_TIMED_OBJECTS"
 fi
 exit $rc

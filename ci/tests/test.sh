@@ -95,18 +95,27 @@ lts_stages() {
 	done
 }
 
-# start_beside: on the default base, run lts_stages in the background
-# while the mainline stages run: they use trees and build folders of their
-# own, and at nice 19 with one make job they take what the mainline ones
-# leave idle (a TCG guest runs on one core; an unpack or a download on
-# neither). Each stage's output is a log of its own under $out/beside/,
-# its ok or not ok line goes to the terminal as it ends, and the summary
-# lists them after the mainline stages.
+# The mails (ci/upstream/mail.sh) of a base that goes to a list: from
+# scratch clones that read the mainline tree's git objects only, so they
+# run beside the mainline stages as well (start_beside).
+mails_stage() {
+	! base_has "$key" mails ||
+		stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
+			"$CI_DIR/tests/test-mail.sh"
+}
+
+# start_beside: on the default base, run the mails, then lts_stages, in
+# the background while the mainline stages run: they use trees and build
+# folders of their own, and the LTS stages, at nice 19 with one make job,
+# take what the mainline ones leave idle (a TCG guest runs on one core; an
+# unpack or a download on neither). Each stage's output is a log of its
+# own under $out/beside/, its ok or not ok line goes to the terminal as it
+# ends, and the summary lists them after the mainline stages.
 beside=""
 start_beside() {
 	mkdir -p "$out/beside"
 	: >"$out/beside/results"
-	say "test: the LTS stages run beside the others, logs in $out/beside/"
+	say "test: the mails and the LTS stages run beside the others, logs in $out/beside/"
 	(
 		stage() {
 			local log
@@ -115,6 +124,9 @@ start_beside() {
 			run_stage "$@" >"$log" 2>&1
 			tail -n1 "$log" | tee -a "$out/beside/results"
 		}
+		# The mails first, at the mainline stages' priority: their
+		# refusals are judged by coming within seconds.
+		mails_stage
 		export ZS_MAKE_JOBS=1
 		renice -n 19 -p "$BASHPID" >/dev/null || true
 		lts_stages
@@ -231,9 +243,7 @@ if [ -n "$ts" ]; then
 		"$CI_DIR/tests/test-faults.sh" --series "$ts" \
 		--no-kcsan --no-variants --results "$out/faults-$ts"
 fi
-base_has "$key" mails &&
-	stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
-		"$CI_DIR/tests/test-mail.sh"
+[ -n "$beside" ] || mails_stage
 if [ -n "$beside" ]; then
 	finish_beside
 elif [ -f "$CI_DIR/tests/faults/$base/build-break.patch" ]; then

@@ -11,7 +11,8 @@
 
 A line of a times file is STEP, its start and end (epoch seconds), the
 ccache hits and misses of its compilations, and for a build of
-ci/3-build/build.sh the objects its folder holds, tab-separated. A build is
+ci/3-build/build.sh the objects its folder holds and, where it bypassed
+ccache, the objects it compiled, tab-separated (counted as misses). A build is
 "incremental" when it compiled fewer than 100 objects (the build folder
 held the rest), "cold" when most of its compilations missed ccache, and
 "ccache" when a build of most objects was answered by ccache.
@@ -43,8 +44,10 @@ def read_times(path):
                 continue
             hits, misses = (int(w[3]), int(w[4])) if len(w) >= 5 else (0, 0)
             objects = int(w[5]) if len(w) >= 6 and w[5].isdigit() else None
+            uncached = int(w[6]) if len(w) >= 7 and w[6].isdigit() else 0
             out.append(dict(step=w[0], start=int(w[1]), end=int(w[2]),
-                            hits=hits, misses=misses, objects=objects))
+                            hits=hits, misses=misses + uncached,
+                            objects=objects, uncached=uncached))
     return out
 
 
@@ -76,6 +79,9 @@ def build_words(t):
     if not s:
         return ""
     of = f" of {t['objects']}" if t["objects"] else ""
+    if t["uncached"]:
+        return f"{s} ({t['uncached']} without ccache{of})" + \
+            (", whole" if is_whole(t) else "")
     return f"{s} ({t['hits']}/{t['misses']}{of})" + \
         (", whole" if is_whole(t) else "")
 
