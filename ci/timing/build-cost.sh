@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What a cold build pays for two choices, each beside its alternative:
+#  - ccache: compiling through a ccache that holds nothing (as a first
+#    build through it does) against gcc alone, default configuration;
+#  - KASAN: the debug configuration as configs/debug.config has it
+#    (KASAN_INLINE) against KASAN_OUTLINE, gcc alone.
+# Each of the four compiles the same folder of the kernel (mm/ unless
+# --dir) from nothing, in a build folder of its own made ready once; the
+# pairs run interleaved, ROUNDS times, the order swapped every round.
+# Prints each time and the ratio of each round, then each ratio's median,
+# least and most. On the mainline base at zs-base (held as a job holds
+# it), in the configurations of the build folders a run of
+# ci/jobs/run-series.sh --base mainline left.
+#
+#   ci/timing/build-cost.sh [--rounds N] [--dir DIR]    (3, mm)
+set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
+# shellcheck source=ci/1-tree/lib.sh
+. "$CI_DIR/1-tree/lib.sh"
+
+rounds=3 dir=mm
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=${2-} ;;
+	--dir) dir=${2-} ;;
+	*) die "unknown option $1 (usage: $0 [--rounds N] [--dir DIR])" ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs a value"
+	shift 2
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: a number of rounds"
+
+use_tree mainline
+tree=$ZS_TREE
+[ -d "$tree/$dir" ] || die "--dir $dir: no such folder in $tree"
+for c in default debug; do
+	[ -f "$CACHE_DIR/build/$ZS_TAG-$c/.config" ] ||
+		die "no $CACHE_DIR/build/$ZS_TAG-$c/.config: run ci/jobs/run-series.sh --base mainline first"
+done
+grep -qx 'CONFIG_KASAN_INLINE=y' "$CACHE_DIR/build/$ZS_TAG-debug/.config" ||
+	die "the debug configuration has no KASAN_INLINE"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export KBUILD_BUILD_TIMESTAMP='' CCACHE_NODEPEND=1
+unset CCACHE_DISABLE
+jobs=$(nproc)
+
+# ready NAME CONFIG CC: a build folder NAME with CONFIG's .config, made
+# ready for compiling with CC.
+ready() {
+	mkdir -p "$work/$1"
+	cp "$CACHE_DIR/build/$ZS_TAG-$2/.config" "$work/$1/.config"
+	if [ "$1" = outline ]; then
+		sed -i 's/^CONFIG_KASAN_INLINE=y/# CONFIG_KASAN_INLINE is not set/' "$work/$1/.config"
+		echo CONFIG_KASAN_OUTLINE=y >>"$work/$1/.config"
+	fi
+	CCACHE_DIR=$work/ccache-ready make -s -C "$tree" O="$work/$1" CC="$3" \
+		-j"$jobs" olddefconfig prepare >"$work/$1.log" 2>&1 ||
+		die "$1: make prepare failed (see $work/$1.log)"
+}
+say "build-cost: the four build folders"
+ready ccache default "ccache gcc"
+ready gcc default gcc
+ready inline debug gcc
+ready outline debug gcc
+grep -qx 'CONFIG_KASAN_OUTLINE=y' "$work/outline/.config" ||
+	die "KASAN_OUTLINE did not stay in the configuration"
+
+# compile NAME CC: seconds to compile $dir/ from nothing in NAME's folder
+# (through an empty ccache, for "ccache gcc").
+compile() {
+	local t0 t1
+	rm -rf "${work:?}/$1/$dir" "$work/ccache"
+	t0=$(date +%s.%N)
+	CCACHE_DIR=$work/ccache make -s -C "$tree" O="$work/$1" CC="$2" -j"$jobs" \
+		"$dir/" >"$work/$1.log" 2>&1 || die "$1: compiling $dir/ failed (see $work/$1.log)"
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+echo "# ci/timing/build-cost.sh --rounds $rounds --dir $dir: $(git -C "$REPO_DIR" rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M') UTC"
+echo "# $ZS_TAG at zs-base, $dir/ ($(find "$tree/$dir" -maxdepth 1 -name '*.c' | wc -l) .c files there), make -j$jobs, $(gcc --version | head -n1), $(ccache --version | head -n1)"
+echo "# host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+printf '%-6s %14s %10s %8s   %12s %12s %8s\n' round "empty ccache" "gcc alone" ratio "KASAN inline" outline ratio
+: >"$work/ratios"
+for r in $(seq "$rounds"); do
+	say "build-cost: round $r of $rounds"
+	if [ $((r % 2)) -eq 1 ]; then
+		c=$(compile ccache "ccache gcc"); g=$(compile gcc gcc)
+		i=$(compile inline gcc); o=$(compile outline gcc)
+	else
+		g=$(compile gcc gcc); c=$(compile ccache "ccache gcc")
+		o=$(compile outline gcc); i=$(compile inline gcc)
+	fi
+	awk -v r="$r" -v c="$c" -v g="$g" -v i="$i" -v o="$o" 'BEGIN {
+		printf "%-6s %13ss %9ss %8.2f   %11ss %11ss %8.2f\n", r, c, g, c / g, i, o, o / i }'
+	awk -v c="$c" -v g="$g" -v i="$i" -v o="$o" 'BEGIN { print c / g, o / i }' >>"$work/ratios"
+done
+# The median, least and most of each column of ratios.
+for col in 1 2; do
+	name=$([ $col -eq 1 ] && echo "empty ccache / gcc alone" || echo "KASAN outline / inline")
+	cut -d' ' -f$col "$work/ratios" | sort -g | awk -v name="$name" '
+		{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		      printf "%s: median %.2f, least %.2f, most %.2f (%d rounds)\n", name, m, v[1], v[NR], NR }'
+done
