@@ -57,8 +57,10 @@ ready() {
 		echo CONFIG_KASAN_OUTLINE=y >>"$work/$1/.config"
 	fi
 	CCACHE_DIR=$work/ccache-ready make -s -C "$tree" O="$work/$1" CC="$3" \
-		-j"$jobs" olddefconfig prepare >"$work/$1.log" 2>&1 ||
-		die "$1: make prepare failed (see $work/$1.log)"
+		-j"$jobs" olddefconfig prepare >"$work/$1.log" 2>&1 || {
+		tail -n 20 "$work/$1.log" >&2
+		die "$1: make prepare failed"
+	}
 }
 say "build-cost: the four build folders"
 ready ccache default "ccache gcc"
@@ -72,10 +74,13 @@ grep -qx 'CONFIG_KASAN_OUTLINE=y' "$work/outline/.config" ||
 # (through an empty ccache, for "ccache gcc").
 compile() {
 	local t0 t1
-	rm -rf "${work:?}/$1/$dir" "$work/ccache"
+	rm -rf "${work:?}/$1/$dir" "$work/empty-ccache"
 	t0=$(date +%s.%N)
-	CCACHE_DIR=$work/ccache make -s -C "$tree" O="$work/$1" CC="$2" -j"$jobs" \
-		"$dir/" >"$work/$1.log" 2>&1 || die "$1: compiling $dir/ failed (see $work/$1.log)"
+	CCACHE_DIR=$work/empty-ccache make -s -C "$tree" O="$work/$1" CC="$2" -j"$jobs" \
+		"$dir/" >"$work/$1.log" 2>&1 || {
+		tail -n 20 "$work/$1.log" >&2
+		die "$1: compiling $dir/ failed"
+	}
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
 }
