@@ -59,8 +59,8 @@ key=$(config_key | sha1sum | cut -d' ' -f1)
 # A folder whose last build made these targets from these same sources in
 # this configuration, and where nothing was written since it ended, holds
 # what make would make: make is not run. The faults switched at boot
-# (ci/tests/test-faults.sh) and the kselftests' faults build one kernel
-# again and again, and a make that has nothing to do takes 10-20 s.
+# (ci/tests/test-faults.sh) build one kernel again and again, and a make
+# that has nothing to do takes 10-20 s.
 made=$(printf '%s\n' "$src" "$key" "${ZS_SANITIZE_ONLY:-}" "${ZS_OBJECTS_OF:-}" |
 	sha1sum | cut -d' ' -f1)
 if [ "$(cat "$build/.zs-made" 2>/dev/null)" = "$made" ] && [ -f "$build/.zs-built" ] &&
