@@ -33,6 +33,7 @@ if ! { apt-get "${wait_lock[@]}" update -qq &&
 	apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends \
 		"${missing[@]}"; } >"$log" 2>&1; then
 	cat "$log" >&2
+	rm -f "$log"
 	echo "apt-get could not install: ${missing[*]}" >&2
 	exit 1
 fi

@@ -22,6 +22,12 @@ export CCACHE_NODEPEND=1
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache-nodepend}
 : "${ZS_T0:=$(date +%s)}"
 export ZS_T0
+# The scripts' python3 is Debian's, for which ci/deps.sh installs modules
+# (python3-yaml), not one a version manager puts first on PATH: its shim
+# also costs a third of a second a call, and a run makes hundreds.
+if [ -x /usr/bin/python3 ]; then
+	python3() { /usr/bin/python3 "$@"; }
+fi
 
 elapsed() {
 	local s=$(($(date +%s) - ZS_T0))
@@ -211,10 +217,11 @@ base_series() {
 	series_for "$(base_key "$1")"
 }
 
-# keep_newest DIR N: remove all but the N entries of DIR modified last
-# (a cache's bound; its users touch an entry when they use it).
+# keep_newest DIR N: remove all but the N entries of DIR used last, by
+# their access time (a cache's bound; its users touch an entry, or touch -a
+# it where its modification time must stay, when they use it).
 keep_newest() {
-	find "$1" -mindepth 1 -maxdepth 1 -printf '%T@ %p\n' | sort -rn |
+	find "$1" -mindepth 1 -maxdepth 1 -printf '%A@ %p\n' | sort -rn |
 		tail -n +$(($2 + 1)) | cut -d' ' -f2- | xargs -r rm -rf
 }
 

@@ -57,7 +57,10 @@ build_folder() {
 					rm -rf "$keep/$at.new"
 				fi
 			fi
-			[ ! -d "$keep/$at" ] || touch "$keep/$at"
+			# Its access time: its modification time is the one
+			# ci/3-build/build.sh compares with the end of its last
+			# build, to tell that nothing was written since.
+			[ ! -d "$keep/$at" ] || touch -a "$keep/$at"
 		fi
 		if [ -d "$keep/$id" ]; then
 			rm -rf "$d"

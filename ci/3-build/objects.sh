@@ -20,35 +20,48 @@ shift 2
 # The files the series touches, from the patches themselves: the tree may
 # stand at any point of the series.
 files=$(sed -n 's|^+++ b/||p' "$@" | sort -u)
+# The .c files: those it changes, and those that include the headers it
+# changes, by their include path or, from the header's own folder, by its
+# name. One git grep for each kind (each reads the whole tree).
+cfiles=$(grep '\.c$' <<<"$files" || true)
+headers=$(grep '\.h$' <<<"$files" || true)
+if [ -n "$headers" ]; then
+	angle=() hdirs=""
+	for f in $headers; do
+		case $f in include/*) angle+=(-e "#include <${f#include/}>") ;; esac
+		hdirs+=" $(dirname "$f")"
+	done
+	users=$(
+		[ ${#angle[@]} -eq 0 ] ||
+			git -C "$tree" grep -l -F "${angle[@]}" -- '*.c' 2>/dev/null || true
+		for d in $(tr ' ' '\n' <<<"$hdirs" | sort -u); do
+			quoted=()
+			for f in $headers; do
+				[ "$(dirname "$f")" != "$d" ] || quoted+=(-e "#include \"$(basename "$f")\"")
+			done
+			git -C "$tree" grep -l -F "${quoted[@]}" -- "$d/*.c" 2>/dev/null || true
+		done)
+	cfiles=$(printf '%s\n' "$cfiles" "$users")
+fi
+cfiles=$(sed -e '/^$/d' -e '/^\(tools\|scripts\|Documentation\)\//d' <<<"$cfiles" | sort -u)
+# A .c file that another one of its folder includes (KUnit tests built
+# into the file they test) is compiled with that one: the files of those
+# folders that such a line names, as FOLDER/NAME.
+included=""
+if [ -n "$cfiles" ]; then
+	mapfile -t cdirs < <(for c in $cfiles; do echo "$(dirname "$c")/*.c"; done | sort -u)
+	included=$(git -C "$tree" grep -o -E '#include "[^"/]+\.c"' -- "${cdirs[@]}" 2>/dev/null |
+		sed -E 's|^(.*/)?[^/:]+:#include "([^"]+)"$|\1\2|' | sort -u) || true
+fi
 objs=()
-add_obj() {
-	local c=$1
-	case $c in tools/*|scripts/*|Documentation/*) return ;; esac
-	# A file a later patch adds is not there yet: nothing to compile. (An
-	# "&&" here would make the function, and under set -e the script,
-	# fail without a word.)
-	[ -f "$tree/$c" ] || return 0
-	# A .c file that another one of its folder includes (KUnit tests
-	# built into the file they test) is compiled with that one.
-	if git -C "$tree" grep -q -F "#include \"$(basename "$c")\"" -- "$(dirname "$c")/*.c" 2>/dev/null; then
+for c in $cfiles; do
+	# A file a later patch adds is not there yet: nothing to compile.
+	[ -f "$tree/$c" ] || continue
+	if grep -qxF "$c" <<<"$included"; then
 		echo "included by another file, compiled with it: $c" >&2
-		return 0
+		continue
 	fi
 	objs+=("${c%.c}.o")
-}
-for f in $files; do
-	case $f in
-	*.c) add_obj "$f" ;;
-	*.h)
-		# The objects that include the header, by its include path.
-		case $f in include/*) inc=${f#include/} ;; *) inc=$(basename "$f") ;; esac
-		while IFS= read -r c; do
-			add_obj "$c"
-		done < <(git -C "$tree" grep -l -F "#include <$inc>" -- '*.c' 2>/dev/null
-			git -C "$tree" grep -l -F "#include \"$(basename "$f")\"" \
-				-- "$(dirname "$f")/*.c" 2>/dev/null)
-		;;
-	esac
 done
 [ ${#objs[@]} -gt 0 ] || { echo "the series touches no object" >&2; exit 1; }
 mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
