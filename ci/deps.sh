@@ -10,10 +10,12 @@ pkgs=(
 	"$@"
 )
 
+# One dpkg-query for them all: the scripts run this before each job.
+installed=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${pkgs[@]}" 2>/dev/null |
+	awk '$1 == "ii" { printf "%s ", $2 }') " || true
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-		grep -q 'install ok installed' || missing+=("$p")
+	[[ $installed == *" $p "* ]] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

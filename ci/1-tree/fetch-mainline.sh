@@ -23,9 +23,30 @@ pkgpat=$(base_get "$base" package) || die "fetch-mainline: no base $base in ci/b
 [[ $pkgpat == *'*' ]] || die "fetch-mainline: $base's package $pkgpat is not a pattern"
 prefix=${pkgpat%\*}
 IFS=, read -ra suites <<<"$(base_get "$base" suites)"
-"$CI_DIR/deps.sh" debian-archive-keyring
 dir=$CACHE_DIR/mainline
+
+# The tarball fetched last, with its package, version and suite (.info).
+pick_cached() {
+	[ -f "$dir/last.info" ] || return 1
+	# shellcheck disable=SC1091 # written below
+	. "$dir/last.info"
+	[ -s "$dir/$ZS_PKG-$ZS_DEBVER.tar.xz" ]
+}
+
+# ZS_MAINLINE_PINNED=1: the package fetched last, without asking the
+# archive again. ci/tests/test.sh sets it once its first stage has fetched, so
+# that every stage of one test run takes the same base, and the lists are
+# not read again (6 s), nor this machine's apt sources (1 s), by each of its
+# dozen jobs on mainline.
+if [ -n "${ZS_MAINLINE_PINNED:-}" ] && pick_cached; then
+	printf 'ZS_PKG=%s\nZS_DEBVER=%s\nZS_SUITE=%s\nZS_TARBALL=%s\n' \
+		"$ZS_PKG" "$ZS_DEBVER" "$ZS_SUITE" "$dir/$ZS_PKG-$ZS_DEBVER.tar.xz"
+	exit 0
+fi
+"$CI_DIR/deps.sh" debian-archive-keyring
 mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/debs"
+debfile=""
+log=$dir/apt.log
 
 # The archive behind this machine's bookworm entry.
 # shellcheck disable=SC2016 # apt expands $(...) itself
@@ -46,25 +67,6 @@ apt_opts=(
 	-o Debug::NoLocking=1
 )
 
-# The tarball fetched last, with its package, version and suite (.info).
-pick_cached() {
-	[ -f "$dir/last.info" ] || return 1
-	# shellcheck disable=SC1091 # written below
-	. "$dir/last.info"
-	[ -s "$dir/$ZS_PKG-$ZS_DEBVER.tar.xz" ]
-}
-
-debfile=""
-log=$dir/apt.log
-# ZS_MAINLINE_PINNED=1: the package fetched last, without asking the
-# archive again. ci/tests/test.sh sets it once its first stage has fetched, so
-# that every stage of one test run takes the same base, and the lists are
-# not read again (6 s) by each of its dozen jobs on mainline.
-if [ -n "${ZS_MAINLINE_PINNED:-}" ] && pick_cached; then
-	printf 'ZS_PKG=%s\nZS_DEBVER=%s\nZS_SUITE=%s\nZS_TARBALL=%s\n' \
-		"$ZS_PKG" "$ZS_DEBVER" "$ZS_SUITE" "$dir/$ZS_PKG-$ZS_DEBVER.tar.xz"
-	exit 0
-fi
 if apt-get "${apt_opts[@]}" -q update >"$log" 2>&1; then
 	# Every linux-source-7.* with its versions and suites; experimental's
 	# newest first, else sid's.

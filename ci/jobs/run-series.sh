@@ -9,7 +9,7 @@
 #                         [--variants all|last|none] [--gates all|last|none]
 #                         [--distro all|last|none] [--kcsan last|all|none]
 #                         [--stress full|short] [--only TEST,...]
-#                         [--debug-only TEST,...] [--boots all|last]
+#                         [--debug-only TEST,...] [--boots all|last|none]
 #                         [--tests-series FILE|none] [--append WORDS]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
@@ -40,7 +40,9 @@
 # every other point is applied, checkpatched and built (and gets its
 # --variants, --gates, --distro rows), so that each patch still builds at
 # its own position (ci/tests/test.sh on the LTS series, to stay within its hour;
-# default all).
+# default all). --boots none: the default row is built, never booted; the
+# debug and KCSAN rows are, as their options say (a fault judged on those
+# rows alone, ci/tests/test-faults.sh).
 # --append: words added to every boot's kernel command line (a fault of
 # ci/tests/faults/mainline/schemata.patch turned on: zswap.ci_fault=NAME).
 # --tests-series: the series of kselftests put on top of each point for
@@ -97,7 +99,7 @@ for o in debug variants gates distro kcsan; do
 	check_choice "--$o" "${!o}" last all none
 done
 check_choice --stress "$stress" full short
-check_choice --boots "$boots" all last
+check_choice --boots "$boots" all last none
 [[ $from =~ ^[0-9]+$ ]] || die "--from '$from': not a point number (0 is the base)"
 [[ -z $to || $to =~ ^[0-9]+$ ]] || die "--to '$to': not a point number (0 is the base)"
 [ -z "$to" ] || [ "$to" -ge "$from" ] || die "--to $to is before --from $from"
@@ -417,7 +419,10 @@ run_point() {
 				>>"$d/steps" 2>"$d/gates.err" ||
 				echo "gate-run fail" >>"$d/steps"
 		fi
-		if [ "$config" = default ] && [ "$boots" = last ] &&
+		if [ "$config" = default ] && [ "$boots" = none ]; then
+			echo "boot skip" >>"$d/steps"
+			say "[$k/${#patches[@]}] $name: built; not booted (--boots none)"
+		elif [ "$config" = default ] && [ "$boots" = last ] &&
 			[ "$k" -lt "$last_kernel" ]; then
 			echo "boot skip" >>"$d/steps"
 			say "[$k/${#patches[@]}] $name: built; not booted (--boots last: only point $last_kernel is)"
