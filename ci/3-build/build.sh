@@ -38,9 +38,8 @@ export ARCH=${ARCH:-x86_64}
 # Configuring is 17 of the 26 seconds of a build that compiles nothing
 # (tinyconfig, the merge, olddefconfig, and the resync make does after
 # them). What it makes depends only on the fragments, ARCH, the tree's
-# Kconfig files and scripts, and the tools Kconfig asks for versions, so
-# it is done again only when one of those changed since this folder was
-# last configured.
+# Kconfig files and scripts, and the tools Kconfig asks for versions (its
+# key), so it is done only for a key this folder has not configured for.
 config_key() {
 	printf '%s\n' "$ARCH" "${ZS_CHECK:-all}"
 	cat "${frags[@]}"
@@ -85,10 +84,22 @@ fi
 export KBUILD_BUILD_TIMESTAMP='' KBUILD_BUILD_USER=ci KBUILD_BUILD_HOST=src-$src
 mk() { make -s -C "$tree" O="$build" "$@"; }
 
+# The configurations this folder made, by key: a series that changes a
+# Kconfig file goes back and forth between two keys (the bisection, every
+# job that starts again from the base), and making one reads the Kconfig
+# files three times, each running the toolchain tests they ask for (20 s;
+# make reads them once more, the .config being new).
+made_configs=$build/.zs-configs
 if [ -f "$build/.config" ] && [ -f "$build/include/config/auto.conf" ] &&
 	[ "$(cat "$build/.zs-config" 2>/dev/null)" = "$key" ]; then
 	echo "config: fragments, Kconfig files and tools as at this folder's last configuration: kept"
 	check=0
+elif [ -f "$made_configs/$key" ]; then
+	echo "config: fragments, Kconfig files and tools as at an earlier configuration of this folder: its .config again"
+	rm -f "$build/.zs-config"
+	check=1
+	cp "$made_configs/$key" "$build/.config"
+	touch -a "$made_configs/$key"
 else
 	rm -f "$build/.zs-config"
 	check=1
@@ -121,7 +132,12 @@ done < <(
 	grep -hE '^CONFIG_[A-Z0-9_]+=' "${checked[@]}" | tac | sort -s -u -t= -k1,1
 )
 [ $bad -eq 0 ] || { echo "config: fragments not satisfied" >&2; exit 1; }
-[ "$check" -eq 0 ] || echo "$key" >"$build/.zs-config"
+if [ "$check" -ne 0 ]; then
+	echo "$key" >"$build/.zs-config"
+	mkdir -p "$made_configs"
+	[ -f "$made_configs/$key" ] || cp "$build/.config" "$made_configs/$key"
+	keep_newest "$made_configs" 8
+fi
 
 # With ZS_DISTCC_HOSTS (distcc's host list, e.g. "localhost/2 buildbox/16"),
 # what ccache misses is compiled through distcc, as many jobs at once as
