@@ -152,7 +152,7 @@ refused "--to 99: the series has" $rs --to 99
 refused "--to 0 is before --from 1" $rs --from 1 --to 0
 refused "--debug 'sometimes': not one of last all none" $rs --debug sometimes
 refused "--stress 'long'" $rs --stress long
-refused "--boots 'none'" $rs --boots none
+refused "--boots 'first'" $rs --boots first
 refused "--only/--debug-only no_such_test" $rs --only no_such_test
 refused "--tests-series '/nope': no such file" $rs --tests-series /nope
 refused "--results '$tmp/file/x': $tmp/file is a file" $rs --results "$tmp/file/x"
