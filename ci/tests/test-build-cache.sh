@@ -16,6 +16,9 @@
 #    leaves a file whose content differs from a folder's last build newer
 #    than that build, whatever the other folder's run did to its mtime;
 #    and removes what was written in a folder after its last build.
+#  - a build folder that build_folder (ci/3-build/lib.sh) kept and takes
+#    back for the sources it built reads as written by nothing since that
+#    build, so that ci/3-build/build.sh takes it without a make.
 #
 #   ci/tests/test-build-cache.sh
 #
@@ -133,6 +136,37 @@ if [ ! -e x/g.o ]; then
 	result ok "keep-mtimes: an object written in the folder after its last build is removed"
 else
 	result fail "keep-mtimes: x/g.o, written after x's last build, is still there"
+fi
+
+# build_folder keeps a configuration's folder for each state of the
+# sources it built; one taken back for those sources again must read as
+# written by nothing since its build, or ci/3-build/build.sh runs a make
+# with nothing to do (20 s) instead of taking it as it is.
+# shellcheck source=ci/3-build/lib.sh
+. "$CI_DIR/3-build/lib.sh"
+(
+	CACHE_DIR=$work/cache ZS_TAG=t ZS_TREE=$work/tree
+	built() { mkdir -p "$1" && touch "$1/f.o" "$1/.zs-built" && touch -d '-1 min' "$1/f.o" "$1/.zs-built" "$1"; }
+	d=$(build_folder default)
+	built "$d"
+	echo c >tree/f.c
+	git -C tree -c user.name=t -c user.email=t@localhost commit -q -a -m c
+	built "$(build_folder default)"
+	echo a >tree/f.c
+	git -C tree -c user.name=t -c user.email=t@localhost commit -q -a -m 'a, a third time'
+	d=$(build_folder default)
+	if [ ! -f "$d/.zs-built" ]; then
+		echo "$d is not the folder built for these sources"
+	elif [ -n "$(find "$d" -newer "$d/.zs-built")" ]; then
+		echo "written since its build: $(find "$d" -newer "$d/.zs-built" | head -n3 | paste -sd' ' -)"
+	else
+		echo ok
+	fi
+) >"$work/bf.out" 2>&1 || true
+if [ "$(tail -n1 "$work/bf.out")" = ok ]; then
+	result ok "build_folder: a folder taken back for sources it built reads as written by nothing since that build"
+else
+	result fail "build_folder: $(tail -n1 "$work/bf.out")"
 fi
 
 echo "1..$n"
