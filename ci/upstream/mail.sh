@@ -149,7 +149,8 @@ check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 
 if [ -n "$marksent" ]; then
 	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
-	exec python3 "$state_py" mark-sent "$marksent"
+	python3 "$state_py" mark-sent "$marksent"
+	exit
 fi
 if [ -n "$series" ]; then
 	check_series --series "$series"
