@@ -8,11 +8,12 @@
  * set to madvise), kills the whole group and waits for the change to go.
  * And the other way round: the guard killed (its session's leader, a child
  * of test_zswap), test_zswap must put the change back itself when the case
- * ends (its result line on test_zswap's KTAP). After each kill, the guards
- * of the killed run are waited for and the cgroups it left removed, so
- * that every test starts from the host as it was. Skips where test_zswap
- * is not in the image or never makes the change (a tree without those
- * cases).
+ * ends (its result line on test_zswap's KTAP): the setting, and the zram
+ * devices the case added, known by name and inode. After each kill, the
+ * guards of the killed run are waited for and the cgroups it left removed,
+ * so that every test starts from the host as it was. Skips where
+ * test_zswap is not in the image or never makes the change (a tree without
+ * those cases).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -70,26 +71,88 @@ static bool zram_swapped_on(void)
 	return on;
 }
 
-/* The zram devices there before test_zswap ran */
-static int zram_before;
+/*
+ * A zram device: its name in /sys/block, and the inode of its folder
+ * there. A device added again under the name of one removed has another
+ * inode (kernfs numbers its nodes cyclically), so the device a case made
+ * is told from the one the next case may add at once.
+ */
+struct zdev {
+	char name[32];
+	ino_t ino;
+};
 
-static int zram_count(void)
+#define KK_ZDEVS 16
+
+/* The zram devices now, at most @max into @d; how many */
+static int zram_list(struct zdev *d, int max)
 {
+	char path[300];
 	struct dirent *de;
+	struct stat st;
 	DIR *dir = opendir("/sys/block");
 	int n = 0;
 
-	while (dir && (de = readdir(dir)))
-		n += !strncmp(de->d_name, "zram", 4);
+	while (dir && n < max && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "zram", 4) ||
+		    strlen(de->d_name) >= sizeof(d[n].name))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/", de->d_name);
+		if (stat(path, &st))
+			continue;
+		strcpy(d[n].name, de->d_name);
+		d[n++].ino = st.st_ino;
+	}
 	if (dir)
 		closedir(dir);
 	return n;
 }
 
+static bool zram_in(const struct zdev *z, const struct zdev *d, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (d[i].ino == z->ino && !strcmp(d[i].name, z->name))
+			return true;
+	return false;
+}
+
+/* The devices of @d that are not in @than, into @d; how many */
+static int zram_not_in(struct zdev *d, int n, const struct zdev *than, int m)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!zram_in(&d[i], than, m))
+			d[k++] = d[i];
+	return k;
+}
+
+/* The zram devices there before test_zswap ran */
+static struct zdev zram_before[KK_ZDEVS];
+static int zram_nbefore;
+
 /* A zram device of test_zswap's: added, or swapped on */
 static bool zram_added(void)
 {
-	return zram_swapped_on() || zram_count() > zram_before;
+	struct zdev now[KK_ZDEVS];
+	int n = zram_list(now, KK_ZDEVS);
+
+	return zram_swapped_on() ||
+	       zram_not_in(now, n, zram_before, zram_nbefore) > 0;
+}
+
+/* Whether one of the @n devices @d is still there, the same device */
+static bool zram_still(const struct zdev *d, int n)
+{
+	struct zdev now[KK_ZDEVS];
+	int i, m = zram_list(now, KK_ZDEVS);
+
+	for (i = 0; i < n; i++)
+		if (zram_in(&d[i], now, m))
+			return true;
+	return false;
 }
 
 static bool thp_madvise(void)
@@ -190,20 +253,46 @@ static void drain(int fd)
 		;
 }
 
-/* Whether @pid is gone: no such process, or a zombie left to init */
-static bool gone(pid_t pid)
+/* The state of @pid in /proc/PID/stat, 'X' if there is no such process */
+static char proc_state(pid_t pid)
 {
-	char path[64], state = 'Z';
+	char path[64], state = 'X';
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return true;
+		return 'X';
 	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 'Z';
+		state = 'X';
 	fclose(f);
+	return state;
+}
+
+/* Whether @pid is gone: no such process, or a zombie left to init */
+static bool gone(pid_t pid)
+{
+	char state = proc_state(pid);
+
 	return state == 'Z' || state == 'X';
+}
+
+/*
+ * Stop @pid, and wait until it is stopped: the case it runs goes no
+ * further meanwhile. Whether it stopped within KK_UNDO_MS.
+ */
+static bool held(pid_t pid)
+{
+	int t;
+
+	if (kill(pid, SIGSTOP))
+		return false;
+	for (t = 0; t < KK_UNDO_MS; t += 1) {
+		if (proc_state(pid) == 'T')
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 /*
@@ -318,7 +407,7 @@ static void kill_when(struct __test_metadata *_metadata,
 
 	if (access("./test_zswap", X_OK))
 		SKIP(return, "no test_zswap next to this test");
-	zram_before = zram_count();
+	zram_nbefore = zram_list(zram_before, KK_ZDEVS);
 	cgroups_before();
 	ASSERT_FALSE(changed()) TH_LOG("%s before test_zswap ran", what);
 	/* Its KTAP, to see a case end: read only after the change shows */
@@ -344,35 +433,60 @@ static void kill_when(struct __test_metadata *_metadata,
 		     what, KK_REACH_MS / 1000);
 	}
 	if (guard) {
+		/*
+		 * test_zswap held at once: the mTHP case can end within
+		 * milliseconds of the change, its guards gone before they are
+		 * found and killed.
+		 */
+		bool stopped = held(pid), device = changed == zram_swapped_on;
+		struct zdev devs[KK_ZDEVS];
 		bool ended, back;
 		pid_t g[4];
-		int i, n = guards_of(pid, g, 4);
+		int i, nd, killed, n = guards_of(pid, g, 4);
 
-		if (!n) {
+		if (!stopped || !n) {
 			kill_all(pid);
 			close(out[0]);
 		}
+		ASSERT_TRUE(stopped) TH_LOG("test_zswap not stopped within %d ms of SIGSTOP",
+					    KK_UNDO_MS);
 		ASSERT_GT(n, 0) TH_LOG("no guard of test_zswap found when %s showed after %ld ms",
 				       what, reach);
+		nd = zram_not_in(devs, zram_list(devs, KK_ZDEVS), zram_before,
+				 zram_nbefore);
+		if (device && !nd) {
+			kill_all(pid);
+			close(out[0]);
+		}
+		ASSERT_TRUE(!device || nd > 0)
+			TH_LOG("no zram device of test_zswap's in /sys/block when one was swapped on");
 		drain(out[0]);
-		for (i = 0; i < n; i++)
-			ASSERT_EQ(0, kill(g[i], SIGKILL));
+		for (i = 0, killed = 0; i < n; i++)
+			killed += !kill(g[i], SIGKILL);
+		kill(pid, SIGCONT);
+		if (killed < n) {
+			kill_all(pid);
+			close(out[0]);
+		}
+		ASSERT_EQ(n, killed) TH_LOG("a guard of test_zswap gone before its kill");
 		/*
 		 * The case puts the change back before its result line; the
 		 * rest of test_zswap's run is not this test's (on a debug
-		 * kernel it outlasts the harness timeout), and the next case
-		 * may make the same change at once.
+		 * kernel it outlasts the harness timeout). The next case may
+		 * add and swap on a zram device at once, under the same name:
+		 * the case's own are checked, by inode. No case after the one
+		 * that sets the mTHP setting sets it again.
 		 */
 		ended = case_ended(out[0], KK_REACH_MS);
-		back = !changed() && !zram_added();
+		back = !zram_still(devs, nd) && (device || !changed());
 		kill_all(pid);
 		close(out[0]);
 		ASSERT_TRUE(ended) TH_LOG("the case of %s did not end within %d s of its guard(s) killed",
 					  what, KK_REACH_MS / 1000);
 		TH_LOG("%s after %ld ms of test_zswap; its %d guard(s) killed, then the case ended",
 		       what, reach, n);
-		EXPECT_TRUE(back) TH_LOG("%s, or a zram device, still there when its case ended, its %d guard(s) killed",
-					 what, n);
+		EXPECT_TRUE(back) TH_LOG("%s, or one of the case's %d zram device(s), still there when its case ended, its %d guard(s) killed",
+					 what, nd, n);
 		return;
 	}
 	{
@@ -399,7 +513,16 @@ static void device(struct __test_metadata *_metadata, bool guard)
 {
 	if (zram_swapped_on())
 		SKIP(return, "a zram device is swapped on already");
-	kill_when(_metadata, zram_added, "a zram device added", guard);
+	/*
+	 * A guard killed between adding its device and passing its number
+	 * on leaves a device the case does not know: kill it once the case
+	 * has swapped on its device, which it does only after that.
+	 */
+	if (guard)
+		kill_when(_metadata, zram_swapped_on, "a zram device swapped on",
+			  true);
+	else
+		kill_when(_metadata, zram_added, "a zram device added", false);
 }
 
 static void thp_setting(struct __test_metadata *_metadata, bool guard)
