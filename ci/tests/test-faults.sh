@@ -182,9 +182,13 @@ echo "1..${#faults[@]}"
 for f in "${faults[@]}"; do
 	i=$((i + 1))
 	d=$results/$f
+	# The checks it is judged by, read once (not-applying and
+	# schemata-off have none: they are judged below).
+	checks=""
 	if [ "$f" != not-applying ] && [ "$f" != schemata-off ]; then
 		why=$(skipped "$f" | paste -sd';' -)
-		if [ -z "$(target "$f")" ]; then
+		checks=$(target "$f")
+		if [ -z "$checks" ]; then
 			skip=$((skip + 1))
 			echo "ok $i $f # SKIP every check left out: ${why//;/; }"
 			continue
@@ -229,10 +233,7 @@ for f in "${faults[@]}"; do
 	# swap_cgroup faults meet its KUnit tests (v6.12, v6.1), which catch a
 	# lost update where swapcg_concurrent did not (docs/tests.md), and a tests
 	# series' faults its tests, the kernel's test_zswap. A fault judged on
-	# the whole row (tests, boot) meets the zswap tests. (not-applying
-	# and schemata-off have no targets: they are judged below.)
-	checks=""
-	case $f in not-applying|schemata-off) ;; *) checks=$(target "$f") ;; esac
+	# the whole row (tests, boot) meets the zswap tests.
 	tests=$(awk '{ sub(/^.*\//, "", $1); print $1 }' <<<"$checks" |
 		grep -xFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
 			"$REPO_DIR/selftests/tests.list") | sort -u | paste -sd, -) || true
