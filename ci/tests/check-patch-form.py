@@ -8,7 +8,14 @@ Signed-off-by: of its author; its subject fits in 75 columns with the
 "[PATCH vN n/m] " that b4 will put before it (N from the folder's
 b4.json, when above 1). The series that go to linux-mm (a folder with a
 b4.json) also: a message of at most 400 words above its "---", and no
-path of this repository in it, which no reviewer could open.
+path of this repository in it, which no reviewer could open. No message
+of any series names such a path. A series file split into sets by
+comment lines ("# upstream: ...", "# optional vendor: ...", "# optional
+tests: ...", the LTS backports) has its upstream set in the stable form
+(stable-kernel-rules.rst): the message opens with "commit <40 hex>
+upstream." and the author's own Signed-off-by is upstream's author's,
+not the sender's; every optional patch says in its first line that it
+is a vendor or a test patch, and optional.
 
 checkpatch, the apply and the build are the pipeline's steps; this is
 what can be told from the files alone, in a second, with nothing but
@@ -30,15 +37,46 @@ MAX_SUBJECT = 75
 MAX_WORDS = 400
 
 
+SETS = re.compile(r"^#\s*(upstream|optional vendor|optional tests):")
+STABLE = re.compile(r"^commit [0-9a-f]{40} upstream\.$")
+# The sender's identity in this repository: a backport is never its own.
+PLACEHOLDER = "maintainers@users.noreply.a-seed-c881d9f4.example"
+
+
 def series_files(folder):
+    """(path, set) for each patch of FOLDER/series; set is the name of the
+    comment line above it that opens a set, or None."""
+    kind = None
     with open(os.path.join(folder, "series")) as f:
         for line in f:
+            m = SETS.match(line)
+            if m:
+                kind = m.group(1)
             line = line.split("#", 1)[0].strip()
             if line:
-                yield os.path.join(folder, line)
+                yield os.path.join(folder, line), kind
 
 
-def check_patch(path, prefix, mailed):
+def check_set(message, author, kind):
+    """What the message of a patch of set KIND lacks."""
+    first = message.lstrip().split("\n", 1)[0]
+    if kind == "upstream":
+        errors = []
+        if not STABLE.match(first):
+            errors.append("an upstream backport whose message does not open"
+                          " with 'commit <40 hex> upstream.'")
+        if PLACEHOLDER in author:
+            errors.append("an upstream backport From: the sender, not its"
+                          " upstream author")
+        return errors
+    word = "Vendor patch" if kind == "optional vendor" else "Test patch"
+    if not (first.startswith(word) and "optional" in message.split("\n\n")[0]):
+        return ["a patch of the %s set whose first paragraph does not say"
+                " '%s ..., optional'" % (kind, word)]
+    return []
+
+
+def check_patch(path, prefix, mailed, kind=None):
     """What is wrong with the patch file PATH, a list of sentences."""
     errors = []
     with open(path, "rb") as f:
@@ -61,11 +99,14 @@ def check_patch(path, prefix, mailed):
     name = re.sub(r"\s*\n\s*", " ", author).split("<", 1)[0].strip()
     if not re.search(r"^Signed-off-by: %s <" % re.escape(name), message, re.M):
         errors.append("no Signed-off-by: of its author (%s)" % name)
+    if kind:
+        errors += check_set(message, author, kind)
     if mailed:
         words = len(message.split())
         if words > MAX_WORDS:
             errors.append("message of %d words (at most %d)"
                           % (words, MAX_WORDS))
+    if not standin:
         for m in REPO_PATH.finditer(message):
             line = message[:m.start()].count("\n") + 1
             errors.append("line %d names a path of this repository: %s"
@@ -88,7 +129,7 @@ def main():
         mailed = os.path.isfile(state)
         rev = json.load(open(state)).get("revision", 1) if mailed else 1
         patches = list(series_files(folder))
-        for i, p in enumerate(patches, 1):
+        for i, (p, kind) in enumerate(patches, 1):
             v = " v%d" % rev if rev > 1 else ""
             # As git format-patch and b4 number them: 01/11, 1/9.
             w = len(str(len(patches)))
@@ -97,7 +138,7 @@ def main():
             if not os.path.isfile(p):
                 errors = ["listed in %s/series, but no such file" % d]
             else:
-                errors = check_patch(p, prefix, mailed)
+                errors = check_patch(p, prefix, mailed, kind)
             for e in errors:
                 print("%s/%s: %s" % (d, os.path.basename(p), e))
             bad += bool(errors)
