@@ -242,6 +242,23 @@ load_series() {
 	done
 }
 
+# series_cut FILE upstream|production: the patches of the series FILE
+# that are left when a distribution drops its optional sets (the comment
+# lines "# optional vendor: ..." and "# optional tests: ..." open them, as
+# in patches/v6.12/series): upstream, the upstream set alone; production,
+# every set but the tests. One path a line, in order; nothing when FILE
+# has no such sets.
+series_cut() {
+	local file=$1 cut=$2 dir
+	dir=$(dirname "$(realpath "$file")")
+	grep -q '^#[[:space:]]*optional ' "$file" || return 0
+	awk -v cut="$cut" -v dir="$dir" '
+		/^#[[:space:]]*optional vendor:/ { if (cut == "upstream") stop = 1 }
+		/^#[[:space:]]*optional tests:/ { stop = 1 }
+		{ sub(/#.*/, ""); gsub(/[[:space:]]/, "") }
+		$0 != "" && !stop { print dir "/" $0 }' "$file"
+}
+
 # timed FILE STEP CMD...: run CMD (a command, or a function in this shell)
 # and append to FILE a line for ci/timing/timing.py: STEP, its start and end
 # (epoch seconds), and the ccache hits and misses of its compilations,

@@ -72,14 +72,15 @@ build_folder() {
 	echo "$d"
 }
 
-# distro_config: the path of Debian's own configuration for the kernel
-# $ZS_KVER (its config package of ci/bases, installed if missing; the
-# "debian" column and ci/jobs/compile-series.sh), where Debian 12 ships
-# one; nothing otherwise.
+# distro_config [FLAVOUR]: the path of Debian's own configuration for the
+# kernel $ZS_KVER, amd64, of FLAVOUR (none, the default, or rt), from its
+# config package of ci/bases, installed if missing (the "debian" column
+# and ci/jobs/compile-series.sh), where Debian 12 ships one; nothing
+# otherwise.
 distro_config() {
 	local pkg
 	pkg=$(base_get "$ZS_KVER" config)
 	[ -n "$pkg" ] || return 0
 	"$CI_DIR/deps.sh" "$pkg" >&2 || return 1
-	echo "/usr/src/$pkg/config.amd64_none_amd64.xz"
+	echo "/usr/src/$pkg/config.amd64_${1:-none}_amd64.xz"
 }

@@ -15,6 +15,12 @@
 #
 # --from K: check points K and after only (those before are applied
 # unchecked), as for a fault on top of a series checked already.
+# At the last point, the objects are also compiled with Debian's rt
+# flavour's configuration. Then, for a series split into sets (patches/v6.12/series), the cuts a
+# distribution may carry (series_cut in ci/lib.sh): the upstream set alone,
+# and every set but the tests, each applied to the base and its objects
+# compiled with both configurations, so that every optional patch can be
+# dropped.
 # Defaults: --base v6.12, the base's series, every point, results under
 # results/compile-<base>-<date>/. Prints a line per point and step; a
 # failure names the series, the patch, and the file that did not apply or
@@ -67,7 +73,7 @@ sname=$(basename "$(dirname "$series")")
 	die "--from $from: $series has ${#patches[@]} patches"
 
 # Debian's configuration, where Debian 12 ships one for this kernel.
-distro_cfg=$(distro_config) || die "cannot install Debian's configuration for $ZS_KVER"
+distro_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
 [ -n "$distro_cfg" ] ||
 	say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only"
 
@@ -98,6 +104,27 @@ why() {
 	esac
 }
 
+# apply_all PATCH...: apply each onto $tree, as to_point does.
+# shellcheck disable=SC2317 # called through timed
+apply_all() {
+	local p
+	for p in "$@"; do
+		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" || return 1
+	done
+}
+# cutstep STEP LOG CMD...: one step of a cut, as step does for a point.
+cutstep() {
+	local what=$1 log=$2
+	shift 2
+	if timed "$results/times" "$what" "$@" >"$log" 2>&1; then
+		echo "ok - $sname without its optional $dropped patches (${#kept[@]} of ${#patches[@]}): $what"
+		return 0
+	fi
+	echo "not ok - $sname without its optional $dropped patches: $what failed: $(why "$what" "$log") (log: $log)"
+	fail=1
+	return 1
+}
+
 for ((k = from; k <= ${#patches[@]}; k++)); do
 	d=$results/$(printf '%02d' "$k")
 	mkdir -p "$d"
@@ -117,6 +144,38 @@ for ((k = from; k <= ${#patches[@]}; k++)); do
 		echo "# points $((k + 1)) to ${#patches[@]} not checked: they stand on this one"
 		break
 	fi
+done
+# Debian's rt flavour at the last point: the objects again, with its
+# configuration (PREEMPT_RT, whose spinlocks sleep).
+if [ $fail -eq 0 ] && [ -n "$distro_cfg" ] && [ -f "${distro_cfg/_none_/_rt_}" ]; then
+	k=${#patches[@]}
+	step "$k" "objects, Debian's rt configuration" "$results/$(printf '%02d' "$k")/build-debian-rt.log" \
+		"$CI_DIR/3-build/build-distro.sh" "$tree" \
+		"$CACHE_DIR/build/$ZS_TAG-objects-debian-rt" "${distro_cfg/_none_/_rt_}" "${patches[@]}" || true
+fi
+
+# The cuts: a distribution drops the optional sets (see above).
+for cut in upstream production; do
+	[ $fail -eq 0 ] || break
+	mapfile -t kept < <(series_cut "$series" "$cut")
+	if [ ${#kept[@]} -eq 0 ] || [ ${#kept[@]} -ge ${#patches[@]} ]; then
+		continue
+	fi
+	d=$results/cut-$cut
+	mkdir -p "$d"
+	dropped="test"
+	[ "$cut" != upstream ] || dropped="vendor and test"
+	say "[cut $cut] $sname: ${#kept[@]} of ${#patches[@]} patches"
+	reset_tree "$tree"
+	cutstep apply "$d/apply.log" apply_all "${kept[@]}" || continue
+	if [ -n "$distro_cfg" ]; then
+		cutstep "objects, Debian's configuration" "$d/build-debian.log" \
+			"$CI_DIR/3-build/build-distro.sh" "$tree" \
+			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${kept[@]}" || true
+	fi
+	cutstep "objects, the guest's configuration" "$d/build-guest.log" \
+		env ZS_OBJECTS_OF="${kept[*]}" "$CI_DIR/3-build/build.sh" "$tree" \
+		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
 done
 reset_tree "$tree"
 echo "results: $results"
