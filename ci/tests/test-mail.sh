@@ -54,12 +54,16 @@
 #      it is recorded as sent), checkpatch clean, each message within
 #      400 words and each subject within 75 columns, the change-id of
 #      its b4.json, which is at revision 1 with nothing sent;
+#   h) the LTS series (v6.12, v6.1), as the sender, not sent: every mail
+#      From: the sender, the placeholder nowhere, the upstream set's
+#      mails with their upstream author as in-body From:, the sender
+#      signing off last, checkpatch clean;
 #   g) this repository's b4.json files are the same bytes after every
 #      run above as before, and none records a send by a test's sender.
 #
 # zswap-series-ci.org is a made-up domain that --send accepts; no mail
 # goes to the network (sendemail.smtpserver is a local command).
-# Takes a few minutes on 2 cores: six runs of mail.sh that write mails,
+# Takes a few minutes on 2 cores: eight runs of mail.sh that write mails,
 # each making a sparse clone of the mainline tree of ci/1-tree/tree.sh; nothing
 # is built.
 set -euo pipefail
@@ -582,6 +586,40 @@ check "kselftests: every mail is From: the sender" from_sender own
 check "kselftests: the placeholder author is in no mail" no_placeholder "$tmp"/own/*.eml
 check "kselftests: b4.json at revision 1, nothing sent, its change-id in the cover" \
 	equals "revision, sends, change-id" "$(own_state)" "1 0 $(changeid "$(own_cover)")"
+
+echo "# h) the LTS backports (their series files' sets), as the sender, not sent"
+# backports_kept DIR SERIES: each patch mail of the upstream set has its
+# upstream author as in-body From: (the patch file's From:) and the
+# sender's Signed-off-by last; every other patch mail has no in-body
+# From:, the sender's patch.
+backports_kept() {
+	local m i=0 want nup patches=() patch_dir npatch
+	nup=$(series_cut "$2" upstream | wc -l)
+	load_series "$2"
+	# patch_mails tells the cover letter by this series' count.
+	npatch=${#patches[@]}
+	while IFS= read -r m; do
+		i=$((i + 1))
+		want=""
+		[ "$i" -gt "$nup" ] ||
+			want=$(git mailinfo /dev/null /dev/null <"${patches[$((i - 1))]}" |
+				sed -n 's/^Author: //p; s/^Email: \(.*\)/<\1>/p' | paste -sd' ')
+		[ "$(in_body_from "$m")" = "$want" ] ||
+			{ echo "# $m: in-body From: '$(in_body_from "$m")', not '$want'"; return 1; }
+		[ "$(signoffs "$m" | tail -n1)" = "$sender" ] ||
+			{ echo "# $m: the last Signed-off-by is not the sender's"; return 1; }
+	done < <(patch_mails "$tmp/$1")
+	[ "$nup" -gt 0 ] && [ "$i" -eq ${#patches[@]} ]
+}
+for lts in $(bases_with compile); do
+	what=(--base "$lts" --series "$(series_for "$lts")")
+	mail "lts-$lts" --from "$sender"
+	check "$lts: mail.sh exits 0 (checkpatch --strict clean on every patch mail)" rc_is "lts-$lts" 0
+	check "$lts: every mail is From: the sender" from_sender "lts-$lts"
+	check "$lts: the placeholder author is in no mail" no_placeholder "$tmp/lts-$lts"/*.eml
+	check "$lts: the upstream set keeps its upstream authors, the rest is the sender's, who signs off last" \
+		backports_kept "lts-$lts" "$(series_for "$lts")"
+done
 
 echo "# g) this repository's b4.json files, after every run above"
 # no_test_send: no send recorded as a sender of a test: this one's

@@ -514,8 +514,10 @@ def cmd_sender(*args):
 
 def trailer_start(lines):
     """The index of the first line of the trailer block (the last
-    paragraph, when every line is "Tag: value" or a continuation), or
-    len(lines) when the message has none."""
+    paragraph, when every line is "Tag: value", a continuation, or a
+    backporter's bracketed note, "[ ... ]", as stable backports carry
+    between the upstream tags and their sign-off), or len(lines) when
+    the message has none."""
     end = len(lines)
     start = end
     while start > 0 and lines[start - 1].strip():
@@ -524,7 +526,7 @@ def trailer_start(lines):
         return end      # the subject alone, or no paragraph
     block = lines[start:end]
     if not TAG_RE.fullmatch(block[0]) or not all(
-            TAG_RE.fullmatch(line) or line[:1] in (' ', '\t') for line in block):
+            TAG_RE.fullmatch(line) or line[:1] in (' ', '\t', '[') for line in block):
         return end
     return start
 
