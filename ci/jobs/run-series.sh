@@ -11,6 +11,7 @@
 #                         [--stress full|short] [--only TEST,...]
 #                         [--debug-only TEST,...] [--boots all|last|none]
 #                         [--tests-series FILE|none] [--append WORDS]
+#                         [--default build|none] [--cut upstream|production]
 #
 # Defaults: --base mainline (the newest linux-source-7.* of Debian's
 # experimental or sid suite), the series that goes with the base, results
@@ -43,6 +44,20 @@
 # default all). --boots none: the default row is built, never booted; the
 # debug and KCSAN rows are, as their options say (a fault judged on those
 # rows alone, ci/tests/test-faults.sh).
+# --default none: the default row is neither built nor booted, only
+# applied and checkpatched; the other rows are as their options say (a
+# fault judged on the debug row alone; the test command's v6.1 row of
+# Debian's choices). Default: build.
+# --cut: the series as a distribution carries it without its optional
+# sets (series_cut in ci/lib.sh): upstream, the upstream set alone;
+# production, every set but the tests (an LTS series: its upstream set
+# built and booted alone).
+# On a base whose Debian configuration ci/bases names (6.12.y, 6.1.y),
+# the debug row is the guest's configuration with Debian's own choices for
+# what the series touches merged in (ci/3-build/debian-choices.sh: zswap
+# off by default, its zpool and compressor, the zpools Debian builds, memcg
+# v1, preemption), then the debug options, and its boots turn zswap on
+# with zswap.enabled=1, as a user of that kernel would.
 # --append: words added to every boot's kernel command line (a fault of
 # ci/tests/faults/mainline/schemata.patch turned on: zswap.ci_fault=NAME).
 # --tests-series: the series of kselftests put on top of each point for
@@ -68,7 +83,7 @@ set -euo pipefail
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 distro=all kcsan=last stress=full tests_series="" debug_only="" append=""
-boots=all
+boots=all default=build cut=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2-} ;;
@@ -86,6 +101,8 @@ while [ $# -gt 0 ]; do
 	--debug-only) debug_only=${2-} ;;
 	--append) append=${2-} ;;
 	--boots) boots=${2-} ;;
+	--default) default=${2-} ;;
+	--cut) cut=${2-} ;;
 	--tests-series) tests_series=${2-} ;;
 	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -100,6 +117,8 @@ for o in debug variants gates distro kcsan; do
 done
 check_choice --stress "$stress" full short
 check_choice --boots "$boots" all last none
+check_choice --default "$default" build none
+[ -z "$cut" ] || check_choice --cut "$cut" upstream production
 [[ $from =~ ^[0-9]+$ ]] || die "--from '$from': not a point number (0 is the base)"
 [[ -z $to || $to =~ ^[0-9]+$ ]] || die "--to '$to': not a point number (0 is the base)"
 [ -z "$to" ] || [ "$to" -ge "$from" ] || die "--to $to is before --from $from"
@@ -127,6 +146,14 @@ if [ -n "$series" ]; then
 else
 	load_series "$(base_series "$base")"
 fi
+# load_cut FILE: with --cut, keep the patches of the series FILE that cut
+# leaves.
+load_cut() {
+	[ -n "$cut" ] || return 0
+	mapfile -t patches < <(series_cut "$1" "$cut")
+	[ ${#patches[@]} -gt 0 ] || die "--cut $cut: $1 has no optional sets"
+}
+load_cut "${series:-$(base_series "$base")}"
 check_from
 t_start=$(date +%s)
 if [ "$gates" != none ]; then
@@ -147,6 +174,7 @@ tree=$ZS_TREE
 [ -n "$series" ] || series=$(series_for "$ZS_KVER")
 series=$(realpath "$series")
 load_series "$series"
+load_cut "$series"
 qpatches=$patch_dir
 [ -n "$tests_series" ] || tests_series=$(tests_series_for "$ZS_KVER")
 [ "$tests_series" != none ] || tests_series=""
@@ -166,9 +194,20 @@ check_from
 # Debian's configuration for this kernel, where Debian 12 ships one.
 distro_cfg=""
 if [ "$distro" != none ]; then
-	distro_cfg=$(distro_config) || die "cannot install Debian's configuration for $ZS_KVER"
+	distro_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
 	[ -n "$distro_cfg" ] ||
 		say "distro: Debian 12 has no configuration for $ZS_KVER: no debian column"
+fi
+
+# Debian's choices for the debug row (see --help), where Debian 12 ships
+# a configuration for this kernel.
+debian_frag="" debian_append=""
+debian_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
+if [ -n "$debian_cfg" ]; then
+	debian_frag=$CACHE_DIR/debian-choices-$ZS_TAG.config
+	"$CI_DIR/3-build/debian-choices.sh" "$debian_cfg" >"$debian_frag.tmp"
+	mv "$debian_frag.tmp" "$debian_frag"
+	debian_append=zswap.enabled=1
 fi
 
 # selftests/since: a test that checks what a patch of this series brings is
@@ -207,7 +246,7 @@ printf 'deps\t%s\t%s\ntree\t%s\t%s\n' "$t_start" "$t_tree" "$t_tree" "$(date +%s
 
 {
 	echo "base:    $ZS_BASE_DESC"
-	echo "series:  $series (${#patches[@]} patches)"
+	echo "series:  $series (${#patches[@]} patches${cut:+, --cut $cut})"
 	echo "qemu:    $(qemu-system-x86_64 --version | head -n1)"
 	echo "host:    $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
 	echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -216,7 +255,13 @@ t_image=$(date +%s)
 
 # The series must also go on with quilt, as maintainers carry it that way.
 qlog=$results/quilt.log
-export QUILT_PATCHES=$qpatches QUILT_SERIES=$series QUILT_PC=.pc
+qseries=$series
+if [ -n "$cut" ]; then
+	# quilt reads the cut from a series file of its own.
+	qseries=$results/series.$cut
+	printf '%s\n' "${patches[@]#"$qpatches"/}" >"$qseries"
+fi
+export QUILT_PATCHES=$qpatches QUILT_SERIES=$qseries QUILT_PC=.pc
 if (cd "$tree" && quilt push -a -q && quilt pop -a -q) >"$qlog" 2>&1 &&
 	[ -z "$(git -C "$tree" status --porcelain)" ]; then
 	quilt=ok
@@ -231,6 +276,8 @@ else
 	echo "tests:   built from each point" >>"$results/header"
 fi
 [ -z "$append" ] || echo "append:  $append (every boot's command line)" >>"$results/header"
+[ -z "$debian_frag" ] ||
+	echo "debug:   the guest's configuration, Debian's choices from $(basename "$(dirname "$debian_cfg")"), the debug options; $debian_append" >>"$results/header"
 
 # The guest's tests: built from the tree at the first point run, with the
 # tests series on top, and again at each later point whose patch changes
@@ -254,7 +301,7 @@ build_image() {
 
 frags_default=("${default_frags[@]}")
 [ -z "$tests_series" ] || frags_default+=("$REPO_DIR/configs/selftests-zswap.config")
-frags_debug=("${frags_default[@]}" "$REPO_DIR/configs/debug.config")
+frags_debug=("${frags_default[@]}" ${debian_frag:+"$debian_frag"} "$REPO_DIR/configs/debug.config")
 frags_kcsan=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config")
 # What the KCSAN row runs: the KUnit tests (at boot), and the tests that
 # run the series' code on both vCPUs at once.
@@ -453,6 +500,7 @@ boot_point() {
 	fi
 	say "[$k/${#patches[@]}] $name: boot and test ($config, $ZS_ACCEL)"
 	local extra=$append ny
+	[ "$config" != debug ] || extra="$extra $debian_append"
 	ny=$(notyet "$k")
 	[ -z "$ny" ] || extra="$extra zs.notyet=$ny"
 	# Words of the command line the kernel does not know, without a
@@ -532,6 +580,12 @@ for k in $(seq 0 ${#patches[@]}); do
 	fi
 	if same_kernel "$k"; then
 		reuse_point "$k" "$name"
+	elif [ "$default" = none ]; then
+		d=$results/$(printf '%02d' "$k")-default
+		mkdir -p "$d"
+		printf '%sbuild skip\nboot skip\n' "$steps_pre" >"$d/steps"
+		write_meta "$d" "$k" "$name" default 0
+		say "[$k/${#patches[@]}] $name: default row not built (--default none)"
 	else
 		run_point "$k" "$name" default
 	fi

@@ -254,16 +254,20 @@ for f in "${faults[@]}"; do
 	# six zswap tests took 4.5 minutes, zswap_toggle 32 seconds.
 	erase-without-lock) tests=zswap_toggle ;;
 	esac
-	kcsan=none debug=none boots=all
+	kcsan=none debug=none boots=all default=build
 	! grep -q '^ kcsan/' <<<"$checks" || kcsan=last
 	! grep -q '^ debug/' <<<"$checks" || debug=last
 	# Judged on the debug or KCSAN row alone: the default row's boot
-	# would judge nothing (6 to 14 s of a TCG boot).
-	[ -z "$checks" ] || grep -qv '^ \(debug\|kcsan\)/' <<<"$checks" || boots=none
+	# would judge nothing (6 to 14 s of a TCG boot), and where no stage
+	# before built that kernel (the LTS bases in the test command), its
+	# build would be a whole one.
+	if [ -n "$checks" ] && ! grep -qv '^ \(debug\|kcsan\)/' <<<"$checks"; then
+		boots=none default=none
+	fi
 	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/jobs/run-series.sh" \
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
 		--debug "$debug" --variants "$variants" --gates "$gates" \
-		--kcsan "$kcsan" --distro none --boots "$boots" \
+		--kcsan "$kcsan" --distro none --boots "$boots" --default "$default" \
 		--from "$last" --only "$tests" ${append:+--append "$append"} \
 		>"$d/run.log" 2>&1 || rc=$?
 	why="" v="" vrc=0

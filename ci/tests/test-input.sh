@@ -149,6 +149,9 @@ refused "--series '/nope': no such file" $rs --series /nope
 refused "--from 'x': not a point number" $rs --from x
 refused "--from 99: the series has" $rs --from 99
 refused "--to 99: the series has" $rs --to 99
+refused "--default 'off': not one of build none" $rs --default off
+refused "--cut 'vendor': not one of upstream production" $rs --cut vendor
+refused "has no optional sets" $rs --base mainline --cut upstream
 refused "--to 0 is before --from 1" $rs --from 1 --to 0
 refused "--debug 'sometimes': not one of last all none" $rs --debug sometimes
 refused "--stress 'long'" $rs --stress long
@@ -302,13 +305,13 @@ helps $cm
 echo "# good input goes on to the work"
 mkdir -p "$tmp/kernel/lib"
 touch "$tmp/kernel/Makefile"
-accepted $rs --base v6.12 --from 9 --to 9 --results "$tmp/results"
+accepted $rs --base v6.12 --from 6 --to 6 --default none --cut production --results "$tmp/results"
 accepted $rs --base mainline --variants none --debug last --debug-only kunit_results \
 	--kcsan none --gates none --stress short --results "$tmp/results"
 accepted $bi --base v6.12 --series patches/v6.12/series --results "$tmp/results" build
 accepted $bi --base v6.1 noswap:swapcg_noswap
 accepted $tf --base v6.12 --results "$tmp/results" sparse-warning
-accepted $br --base v6.12 --points 0,9 --modes icount,lockstat --runs 5 --mib 32 \
+accepted $br --base v6.12 --points 0,8 --modes icount,lockstat --runs 5 --mib 32 \
 	--groups pageout,memcg --zswap on --jobs 2 --out "$tmp/results"
 accepted $br --determinism --points 1 --out "$tmp/results"
 accepted $xb --tree "$tmp/kernel" --sizes 1,16,512 --threads 1,2 --lock spin \

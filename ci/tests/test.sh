@@ -70,6 +70,11 @@ stage() {
 	run_stage "$@"
 }
 
+# The tests of the debug row with Debian's choices: the zswap tests, the
+# KUnit tests and swap_cgroup's, not the upstream ones (6.1 has no
+# test_zswap) nor those of other boots.
+debian_tests=kunit_results,zswap_roundtrip,zswap_invalidate,zswap_toggle,zswap_multitree,zswap_tree_end,zswap_zerofill,zswap_writeback,zswap_stress,swapcg_concurrent
+
 # The stages on the LTS trees, beside the others (start_beside).
 lts_stages() {
 	# The LTS backports at every point, on the trees Debian serves today:
@@ -84,6 +89,26 @@ lts_stages() {
 		stage "$lts: the compile check names a patch that does not apply or build" \
 			"$CI_DIR/tests/test-compile-faults.sh" --base "$lts" \
 			--results "$out/compile-faults-$lts"
+	done
+	# Debian's own path on a base that needs it booted (ci/bases: debian;
+	# v6.1, whose zswap defaults to zbud, which writes back): the last
+	# point's debug row (lockdep, KASAN) with Debian's choices merged in
+	# and zswap turned on at boot, its zswap tests, zswap_writeback's full
+	# pool among them; no default row (a whole build of its own). Then
+	# the faults of that base judged on that row, on the same build
+	# folder: a writeback that leaves its entry in the tree.
+	for lts in $(bases_with debian); do
+		local n
+		n=$(load_series "$(series_for "$lts")" && echo "${#patches[@]}")
+		stage "$lts: Debian's choices, debug row, the zswap tests and a full pool written back" \
+			"$CI_DIR/jobs/run-series.sh" --base "$lts" --from "$n" --default none \
+			--debug last --debug-only "$debian_tests" --variants none --gates none \
+			--distro none --kcsan none --results "$out/debian-$lts"
+		# shellcheck disable=SC2046 # the fault names, as words
+		stage "$lts: the faults judged on Debian's debug row are caught" \
+			"$CI_DIR/tests/test-faults.sh" --base "$lts" --no-kcsan --no-variants \
+			--results "$out/debian-faults-$lts" \
+			$(awk -F'\t' '$2 ~ /^debug\// { print $1 }' "$CI_DIR/tests/faults/$lts/targets" | sort -u)
 	done
 	# A patch that breaks the build planted in a compiled base's series
 	# (v6.12's: ten points): the bisection by compiling the objects, and the
