@@ -212,15 +212,19 @@ fi
 
 # selftests/since: a test that checks what a patch of this series brings is
 # left out (reported as a skip) before that patch. When no patch of the
-# series matches, the base has it already and the test runs everywhere.
+# series matches, the base has it already and the test runs everywhere;
+# when the patch that matches is one --cut leaves out, nowhere.
+mapfile -t whole < <(load_series "$series" && printf '%s\n' "${patches[@]}")
 since_names=() since_from=()
 while read -r t glob; do
-	for i in "${!patches[@]}"; do
+	for p in "${whole[@]}"; do
 		# shellcheck disable=SC2053 # $glob is a pattern
-		if [[ $(basename "${patches[$i]}") == $glob ]]; then
-			since_names+=("$t") since_from+=($((i + 1)))
-			break
-		fi
+		[[ $(basename "$p") == $glob ]] || continue
+		since_names+=("$t") since_from+=($((${#patches[@]} + 1)))
+		for i in "${!patches[@]}"; do
+			[ "${patches[$i]}" != "$p" ] || since_from[-1]=$((i + 1))
+		done
+		break
 	done
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_DIR/selftests/since")
 
