@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Keep the record of a finished run of ci/jobs/run-series.sh that a cover
 # letter or docs/ speaks of (docs/lts/NAME.txt), headed by the command
-# that made it: its header (base, series, configuration), its table of
-# rows, and what zswap_writeback logged (the entries written back), read
-# from the run, never typed.
+# that made it: its table of rows, headed by the run's header (base,
+# series, configuration), and what zswap_writeback logged (the entries
+# written back), read from the run, never typed.
 #
 #   ci/jobs/keep-run.sh RESULTS NAME 'COMMAND'
 set -euo pipefail
@@ -21,8 +21,6 @@ mkdir -p "$(dirname "$out")"
 	echo "# $how"
 	echo "# kept $(date -u '+%Y-%m-%d %H:%M') UTC from $results"
 	echo "# commit $(git -C "$REPO_DIR" rev-parse HEAD)"
-	cat "$results/header"
-	echo
 	python3 "$CI_DIR/7-verdict/verdict.py" table "$results" || true
 	echo
 	echo "zswap_writeback, as each row's boot logged it:"
