@@ -26,7 +26,7 @@ mkdir -p "$(dirname "$out")"
 	echo "zswap_writeback, as each row's boot logged it:"
 	find "$results" -name ktap.txt | sort | while read -r k; do
 		grep -E 'entries written back|writeback\.(full_pool|.*full_pool)|^(not )?ok [0-9]+ writeback' "$k" |
-			sed "s|^|${k#"$results"/}: |"
+			sed "s|^|${k#"$results"/}: |" || true
 	done
 } >"$out"
 echo "kept: $out"
