@@ -78,19 +78,22 @@ distro_cfg=$(distro_config none) || die "cannot install Debian's configuration f
 	say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only"
 
 fail=0
-# step K NAME LOG CMD...: run one step of point K, log to LOG; on failure
-# print why, naming the series and the patch.
+# step WHERE NAME LOG CMD...: run one step, log to LOG; print ok, or on
+# failure why, naming WHERE: the series and the patch (at), or the cut.
 step() {
-	local k=$1 what=$2 log=$3 p
+	local where=$1 what=$2 log=$3
 	shift 3
-	p=$(basename "${patches[$((k - 1))]}")
 	if timed "$results/times" "$what" "$@" >"$log" 2>&1; then
-		echo "ok - $sname $k/${#patches[@]} $p: $what"
+		echo "ok - $where: $what"
 		return 0
 	fi
-	echo "not ok - $sname $k/${#patches[@]} $p: $what failed: $(why "$what" "$log") (log: $log)"
+	echo "not ok - $where: $what failed: $(why "$what" "$log") (log: $log)"
 	fail=1
 	return 1
+}
+# at K: point K as step names it, the series and the patch.
+at() {
+	echo "$sname $1/${#patches[@]} $(basename "${patches[$(($1 - 1))]}")"
 }
 # why STEP LOG: the line that says what failed.
 why() {
@@ -112,32 +115,20 @@ apply_all() {
 		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" || return 1
 	done
 }
-# cutstep STEP LOG CMD...: one step of a cut, as step does for a point.
-cutstep() {
-	local what=$1 log=$2
-	shift 2
-	if timed "$results/times" "$what" "$@" >"$log" 2>&1; then
-		echo "ok - $sname without its optional $dropped patches (${#kept[@]} of ${#patches[@]}): $what"
-		return 0
-	fi
-	echo "not ok - $sname without its optional $dropped patches: $what failed: $(why "$what" "$log") (log: $log)"
-	fail=1
-	return 1
-}
 
 for ((k = from; k <= ${#patches[@]}; k++)); do
 	d=$results/$(printf '%02d' "$k")
 	mkdir -p "$d"
 	say "[$k/${#patches[@]}] $sname: $(basename "${patches[$((k - 1))]}")"
-	step "$k" apply "$d/apply.log" to_point "$k" "$d/apply.log" || break
-	step "$k" checkpatch "$d/checkpatch.log" \
+	step "$(at "$k")" apply "$d/apply.log" to_point "$k" "$d/apply.log" || break
+	step "$(at "$k")" checkpatch "$d/checkpatch.log" \
 		"$CI_DIR/2-apply/checkpatch.sh" "$tree" "${patches[$((k - 1))]}" || true
 	if [ -n "$distro_cfg" ]; then
-		step "$k" "objects, Debian's configuration" "$d/build-debian.log" \
+		step "$(at "$k")" "objects, Debian's configuration" "$d/build-debian.log" \
 			"$CI_DIR/3-build/build-distro.sh" "$tree" \
 			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${patches[@]}" || true
 	fi
-	step "$k" "objects, the guest's configuration" "$d/build-guest.log" \
+	step "$(at "$k")" "objects, the guest's configuration" "$d/build-guest.log" \
 		env ZS_OBJECTS_OF="${patches[*]}" "$CI_DIR/3-build/build.sh" "$tree" \
 		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
 	if [ $fail -ne 0 ] && [ "$k" -lt ${#patches[@]} ]; then
@@ -149,7 +140,7 @@ done
 # configuration (PREEMPT_RT, whose spinlocks sleep).
 if [ $fail -eq 0 ] && [ -n "$distro_cfg" ] && [ -f "${distro_cfg/_none_/_rt_}" ]; then
 	k=${#patches[@]}
-	step "$k" "objects, Debian's rt configuration" "$results/$(printf '%02d' "$k")/build-debian-rt.log" \
+	step "$(at "$k")" "objects, Debian's rt configuration" "$results/$(printf '%02d' "$k")/build-debian-rt.log" \
 		"$CI_DIR/3-build/build-distro.sh" "$tree" \
 		"$CACHE_DIR/build/$ZS_TAG-objects-debian-rt" "${distro_cfg/_none_/_rt_}" "${patches[@]}" || true
 fi
@@ -163,17 +154,18 @@ for cut in upstream production; do
 	fi
 	d=$results/cut-$cut
 	mkdir -p "$d"
-	dropped="test"
-	[ "$cut" != upstream ] || dropped="vendor and test"
+	where="$sname without its optional test patches (${#kept[@]} of ${#patches[@]})"
+	[ "$cut" != upstream ] ||
+		where="$sname without its optional vendor and test patches (${#kept[@]} of ${#patches[@]})"
 	say "[cut $cut] $sname: ${#kept[@]} of ${#patches[@]} patches"
 	reset_tree "$tree"
-	cutstep apply "$d/apply.log" apply_all "${kept[@]}" || continue
+	step "$where" apply "$d/apply.log" apply_all "${kept[@]}" || continue
 	if [ -n "$distro_cfg" ]; then
-		cutstep "objects, Debian's configuration" "$d/build-debian.log" \
+		step "$where" "objects, Debian's configuration" "$d/build-debian.log" \
 			"$CI_DIR/3-build/build-distro.sh" "$tree" \
 			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${kept[@]}" || true
 	fi
-	cutstep "objects, the guest's configuration" "$d/build-guest.log" \
+	step "$where" "objects, the guest's configuration" "$d/build-guest.log" \
 		env ZS_OBJECTS_OF="${kept[*]}" "$CI_DIR/3-build/build.sh" "$tree" \
 		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
 done
