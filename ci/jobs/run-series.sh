@@ -191,18 +191,17 @@ if base_named "$base" && [ -n "$(base_get "$base" standins)" ] &&
 fi
 check_from
 
-# Debian's configuration for this kernel, where Debian 12 ships one.
+# Debian's configuration for this kernel, where Debian 12 ships one: the
+# "debian" column (--distro), and the choices of the debug row (see
+# --help).
+debian_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
 distro_cfg=""
 if [ "$distro" != none ]; then
-	distro_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
+	distro_cfg=$debian_cfg
 	[ -n "$distro_cfg" ] ||
 		say "distro: Debian 12 has no configuration for $ZS_KVER: no debian column"
 fi
-
-# Debian's choices for the debug row (see --help), where Debian 12 ships
-# a configuration for this kernel.
 debian_frag="" debian_append=""
-debian_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
 if [ -n "$debian_cfg" ]; then
 	debian_frag=$CACHE_DIR/debian-choices-$ZS_TAG.config
 	"$CI_DIR/3-build/debian-choices.sh" "$debian_cfg" >"$debian_frag.tmp"
