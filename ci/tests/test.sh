@@ -5,8 +5,11 @@
 # series (every point green, and its debug row), then check that injected
 # faults are caught, that the mails are written as they must be, that the
 # LTS backports apply, pass checkpatch and compile (the objects they touch,
-# with Debian's configuration and the guest's) at every point, and that
-# bisection names a broken patch. Not those faults judged on a KCSAN row
+# with Debian's configuration and the guest's) at every point and without
+# their optional sets, that v6.1's last point passes the zswap tests on
+# its debug row with Debian's choices (zbud writing back a full pool) and
+# catches a writeback fault there, and that bisection names a broken
+# patch. Not those faults judged on a KCSAN row
 # or a variant build, each a whole kernel build of its own, which
 # ci/tests/test-faults.sh without --no-kcsan --no-variants runs. Ends with
 # where the time went (ci/timing/timing.py), and a WARNING for whole builds
