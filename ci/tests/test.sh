@@ -114,7 +114,7 @@ lts_stages() {
 			$(awk -F'\t' '$2 ~ /^debug\// { print $1 }' "$CI_DIR/tests/faults/$lts/targets" | sort -u)
 	done
 	# A patch that breaks the build planted in a compiled base's series
-	# (v6.12's: ten points): the bisection by compiling the objects, and the
+	# (v6.12's: nine points): the bisection by compiling the objects, and the
 	# check above, name it.
 	for b in $(bases_with bisect); do
 		stage "bisect and the compile check name a broken $b patch" \
