@@ -139,6 +139,7 @@ FIGURES = {
     'swapon-fail-mib': lambda: c_default('selftests/zswap/zswap_swapon_fail.c',
                                          r'#define SF_SWAP_MIB\s+([0-9]+)'),
     'selftests-added': lambda: added_lines('patches/selftests-zswap/series'),
+    'kill-harness-lines': lambda: str(len(read('selftests/zswap/zswap_kselftest_kill.c').splitlines())),
     'tz-good': lambda: kselftest_time(KS, 'good'),
     'tz-leak-entry': lambda: kselftest_time(KS, 'leak-entry'),
     'tz-leak-entry-failed': lambda: kselftest_failed(KS, 'leak-entry'),

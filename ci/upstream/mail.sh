@@ -439,6 +439,17 @@ say "mail: cloning the base into $work (shared objects, sparse)"
 wt=$work/tree
 mapfile -t dirs < <(dirs_of "${patches[@]}" "${oldp[@]}")
 sparse_clone "$tree" "$wt" include scripts "${dirs[@]}"
+# A series cut against files of the mm tree it keeps (mm-tree/: the
+# kselftests) goes on those, as a commit of the scratch clone that its
+# zs-base then names: the patches mailed are the text cut there.
+if [ -d "$sdir/mm-tree" ]; then
+	cp -r "$sdir/mm-tree/." "$wt/"
+	mapfile -t mmf < <(cd "$sdir/mm-tree" && find . -type f | sed 's|^\./||')
+	git -C "$wt" add -f -- "${mmf[@]}"
+	git -C "$wt" -c user.name=zswap-series -c user.email=ci@localhost \
+		commit -q -m "the mm tree's files of $sdir/mm-tree"
+	git -C "$wt" tag -f zs-base >/dev/null
+fi
 base_commit=$(git -C "$wt" rev-parse 'zs-base^{commit}')
 # b4 names tags and the change-id after the branch.
 branch=zswap-$(basename "$sdir" | tr -c 'A-Za-z0-9._\n-' '-')
@@ -534,7 +545,7 @@ changes_at=$(grep -n -i -m1 '^changes in v[0-9]*:' "$cover" | cut -d: -f1 || tru
 		# file: the commit, where to fetch it), tested on the base.
 		read -r bc bcwhere < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
 			"$sdir/base-commit")
-		echo "Based on the mm tree at the commit below; applies to ${ZS_UPSTREAM:-the base} as well, and tested there ($ZS_BASE_DESC)." | wrap
+		echo "Based on the mm tree at the commit below; tested on $ZS_BASE_DESC." | wrap
 		echo
 		echo "base-commit: $bc ($bcwhere)"
 	elif [ -n "$ZS_UPSTREAM" ]; then

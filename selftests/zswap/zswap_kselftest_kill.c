@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_zswap (the kselftest, with the cases of patches/selftests-zswap)
- * killed with SIGKILL in the middle of a case must leave the host as it
- * found it: its guard puts back what the case changed. Each case here runs
- * test_zswap in a process group of its own, waits until the change shows
- * (a zram device of its own, added or swapped on; the 64 KiB mTHP setting
- * set to madvise), kills the whole group and waits for the change to go.
- * And the other way round: the guard killed (its session's leader, a child
- * of test_zswap), test_zswap must put the change back itself when the case
- * ends (its result line on test_zswap's KTAP): the setting, and the zram
- * devices the case added, known by name and inode. After each kill, the
- * guards of the killed run are waited for and the cgroups it left removed,
- * so that every test starts from the host as it was. Skips where
- * test_zswap is not in the image or never makes the change (a tree without
- * those cases).
+ * puts back what a case changes on the host, a zram device of its own and
+ * the 64 KiB mTHP setting (set to madvise), when the case returns, at exit
+ * and on SIGINT, SIGTERM, SIGHUP and SIGQUIT. Each test here runs it in a
+ * process group of its own, waits until the change shows (the device
+ * added, or swapped on; the setting at madvise) and then:
+ *  - sends SIGTERM to test_zswap alone, as timeout --foreground does, or
+ *    to its group, as timeout does: it must die of SIGTERM having put the
+ *    change back, and no process of its may be left (its case's worker
+ *    is killed with cgroup.kill);
+ *  - sends SIGKILL to its group: it may leave only what test_zswap says
+ *    SIGKILL leaves, the device (swapped on at the highest priority) and
+ *    the setting at madvise, and no process.
+ * The teardown then takes down whatever is left, so that every test
+ * starts from the host as it was. Skips where test_zswap is not in the
+ * image or never makes the change (a tree without those cases).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <ftw.h>
-#include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -31,58 +31,63 @@
  * itself.
  */
 #define KK_THP_DIR "/sys/kernel/mm/transparent_hugepage/hugepages-64kB"
-#define KK_THP KK_THP_DIR "/enabled"
+#define KK_ZRAM_CONTROL "/sys/class/zram-control"
 /*
- * How long test_zswap may take to reach the case (its whole run takes 150 s
- * on a kernel with KASAN and lockdep in TCG), and the guard to act; each
- * case's harness timeout covers both.
+ * How long test_zswap may take to reach the case: its whole run takes
+ * 150 s on a kernel with KASAN and lockdep in TCG.
  */
-#define KK_REACH_MS 240000
-#define KK_UNDO_MS 5000
+#define KK_REACH_S 240
 /*
- * How long the guards of a killed run may take to finish: a swapoff of a
- * device full of pages, and their retries (10 s each for swapoff and
- * hot_remove in test_zswap).
+ * How long test_zswap and its children may take to die once signalled;
+ * its handler retries swapoff and hot_remove for a while.
  */
-#define KK_GONE_MS 60000
+#define KK_GONE_MS 15000
 #define KK_TIMEOUT_S 300
-
-FIXTURE(kk) {
-};
-
-FIXTURE_SETUP(kk)
-{
-}
-
-FIXTURE_TEARDOWN(kk)
-{
-}
-
-static bool zram_swapped_on(void)
-{
-	char line[256];
-	bool on = false;
-	FILE *f = fopen("/proc/swaps", "r");
-
-	while (f && !on && fgets(line, sizeof(line), f))
-		on = !strncmp(line, "/dev/zram", 9);
-	if (f)
-		fclose(f);
-	return on;
-}
+#define KK_ZDEVS 16
 
 /*
  * A zram device: its name in /sys/block, and the inode of its folder
  * there. A device added again under the name of one removed has another
- * inode (kernfs numbers its nodes cyclically), so the device a case made
- * is told from the one the next case may add at once.
+ * inode (kernfs numbers its nodes cyclically): one there before
+ * test_zswap ran is told from one of test_zswap's.
  */
 struct zdev {
 	char name[32];
 	ino_t ino;
 };
 
-#define KK_ZDEVS 16
+enum kk_point { KK_ADDED, KK_SWAPPED, KK_MTHP };
+
+FIXTURE(kk) {
+	struct zdev zram_before[KK_ZDEVS];
+	int zram_nbefore;
+	/* The setting in force before the test, and while test_zswap runs */
+	char thp_old[16], thp_run[16];
+	char cg_root[PATH_MAX];
+	char cg_before[64][NAME_MAX + 1];
+	int cg_nbefore;
+	pid_t pid;
+};
+
+FIXTURE_VARIANT(kk) {
+	enum kk_point point;
+	const char *what;
+};
+
+FIXTURE_VARIANT_ADD(kk, device_added) {
+	.point = KK_ADDED,
+	.what = "a zram device added",
+};
+
+FIXTURE_VARIANT_ADD(kk, device_swapped_on) {
+	.point = KK_SWAPPED,
+	.what = "a zram device swapped on",
+};
+
+FIXTURE_VARIANT_ADD(kk, thp_madvise) {
+	.point = KK_MTHP,
+	.what = "the 64 KiB mTHP setting at madvise",
+};
 
 /* The zram devices now, at most @max into @d; how many */
 static int zram_list(struct zdev *d, int max)
@@ -108,456 +113,266 @@ static int zram_list(struct zdev *d, int max)
 	return n;
 }
 
-static bool zram_in(const struct zdev *z, const struct zdev *d, int n)
+/* The zram devices that were not there before test_zswap ran, into @d */
+static int zram_new(FIXTURE_DATA(kk) *self, struct zdev *d)
 {
-	int i;
+	int i, j, k = 0, n = zram_list(d, KK_ZDEVS);
 
-	for (i = 0; i < n; i++)
-		if (d[i].ino == z->ino && !strcmp(d[i].name, z->name))
-			return true;
-	return false;
-}
-
-/* The devices of @d that are not in @than, into @d; how many */
-static int zram_not_in(struct zdev *d, int n, const struct zdev *than, int m)
-{
-	int i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (!zram_in(&d[i], than, m))
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < self->zram_nbefore; j++)
+			if (d[i].ino == self->zram_before[j].ino &&
+			    !strcmp(d[i].name, self->zram_before[j].name))
+				break;
+		if (j == self->zram_nbefore)
 			d[k++] = d[i];
+	}
 	return k;
 }
 
-/* The zram devices there before test_zswap ran */
-static struct zdev zram_before[KK_ZDEVS];
-static int zram_nbefore;
-
-/* A zram device of test_zswap's: added, or swapped on */
-static bool zram_added(void)
+/* The priority of the zram device swapped on, and the highest of the others */
+static bool zram_swapped_on(int *prio, int *highest)
 {
-	struct zdev now[KK_ZDEVS];
-	int n = zram_list(now, KK_ZDEVS);
+	struct zsw_swapdev s[ZSW_MAX_SWAPS];
+	int i, n = zsw_swaps(s, ZSW_MAX_SWAPS);
+	bool on = false;
 
-	return zram_swapped_on() ||
-	       zram_not_in(now, n, zram_before, zram_nbefore) > 0;
+	*highest = INT_MIN;
+	for (i = 0; i < n && i < ZSW_MAX_SWAPS; i++) {
+		if (!strncmp(s[i].path, "/dev/zram", 9)) {
+			*prio = s[i].prio;
+			on = true;
+		} else if (s[i].prio > *highest) {
+			*highest = s[i].prio;
+		}
+	}
+	return on;
 }
 
-/* Whether one of the @n devices @d is still there, the same device */
-static bool zram_still(const struct zdev *d, int n)
+/* The setting in force, the one in brackets, into @val; empty if none */
+static void thp_read(char *val)
 {
-	struct zdev now[KK_ZDEVS];
-	int i, m = zram_list(now, KK_ZDEVS);
+	char buf[128], *b;
 
-	for (i = 0; i < n; i++)
-		if (zram_in(&d[i], now, m))
-			return true;
-	return false;
+	val[0] = '\0';
+	if (cg_read(KK_THP_DIR, "enabled", buf, sizeof(buf)))
+		return;
+	b = strchr(buf, '[');
+	if (!b || sscanf(b, "[%15[a-z]]", val) != 1)
+		val[0] = '\0';
 }
 
-static bool thp_madvise(void)
+static bool shows(FIXTURE_DATA(kk) *self, enum kk_point point)
 {
-	char buf[128];
+	struct zdev d[KK_ZDEVS];
+	char thp[16];
+	int prio, highest;
 
-	return !cg_read(KK_THP_DIR, "enabled", buf, sizeof(buf)) &&
-	       strstr(buf, "[madvise]");
+	switch (point) {
+	case KK_ADDED:
+		return zram_new(self, d) > 0;
+	case KK_SWAPPED:
+		return zram_swapped_on(&prio, &highest);
+	default:
+		thp_read(thp);
+		return !strcmp(thp, "madvise");
+	}
 }
 
-/* Poll @cond every 10 ms for @ms; the milliseconds it took, or -1 */
-static long wait_for(bool (*cond)(void), bool want, long ms, pid_t pid)
+/*
+ * Reap test_zswap @pid and every process of its group for at most @ms:
+ * whether none is left. The test is their subreaper, so any of them
+ * orphaned is its child, and one left alive has a child of it as its
+ * ancestor. *@status is test_zswap's, once reaped.
+ */
+static bool reaped(pid_t pid, int *status, long ms)
 {
 	long t;
+	pid_t w;
+	int st;
 
-	for (t = 0; t < ms; t += 10) {
-		if (cond() == want)
-			return t;
-		if (pid > 0 && waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
+	for (t = 0; t <= ms; t += 10) {
+		while ((w = waitpid(-pid, &st, WNOHANG)) > 0)
+			if (w == pid)
+				*status = st;
+		if (w < 0 && errno == ECHILD)
+			return true;
 		usleep(10000);
 	}
-	return -1;
-}
-
-/*
- * The guards of test_zswap @pid, its children that lead a session of
- * their own: at most @max into @pids; how many.
- */
-static int guards_of(pid_t pid, pid_t *pids, int max)
-{
-	struct dirent *de;
-	int n = 0, ppid, sid;
-	char path[300];
-	DIR *dir;
-	FILE *f;
-
-	dir = opendir("/proc");
-	while (dir && n < max && (de = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		/* pid (comm) state ppid pgrp session */
-		if (fscanf(f, "%*d (%*[^)]) %*c %d %*d %d", &ppid, &sid) == 2 &&
-		    ppid == pid && sid == atoi(de->d_name))
-			pids[n++] = sid;
-		fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
-/*
- * Read test_zswap's KTAP on @fd until the result line of a case ("ok " or
- * "not ok " at the start of a line), for at most @ms: whether one came.
- * A case prints it once it has put back what it changed.
- */
-static bool case_ended(int fd, long ms)
-{
-	char line[256];
-	size_t len = 0;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	long t;
-
-	for (t = 0; t < ms; t += 10) {
-		if (poll(&p, 1, 10) <= 0)
-			continue;
-		while (len < sizeof(line) - 1 && read(fd, &line[len], 1) == 1) {
-			if (line[len] != '\n') {
-				len++;
-				continue;
-			}
-			line[len] = '\0';
-			if (!strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7))
-				return true;
-			len = 0;
-			if (poll(&p, 1, 0) <= 0)
-				break;
-		}
-		if (len == sizeof(line) - 1)
-			len = 0;
-		if (p.revents & POLLHUP && !(p.revents & POLLIN))
-			return false;
-	}
 	return false;
 }
 
-/* Drop what test_zswap has written so far on @fd: earlier cases' lines */
-static void drain(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char buf[4096];
-
-	while (poll(&p, 1, 0) > 0 && p.revents & POLLIN &&
-	       read(fd, buf, sizeof(buf)) > 0)
-		;
-}
-
-/* The state of @pid in /proc/PID/stat, 'X' if there is no such process */
-static char proc_state(pid_t pid)
-{
-	char path[64], state = 'X';
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 'X';
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 'X';
-	fclose(f);
-	return state;
-}
-
-/* Whether @pid is gone: no such process, or a zombie left to init */
-static bool gone(pid_t pid)
-{
-	char state = proc_state(pid);
-
-	return state == 'Z' || state == 'X';
-}
-
-/*
- * Stop @pid, and wait until it is stopped: the case it runs goes no
- * further meanwhile. Whether it stopped within KK_UNDO_MS.
- */
-static bool held(pid_t pid)
-{
-	int t;
-
-	if (kill(pid, SIGSTOP))
-		return false;
-	for (t = 0; t < KK_UNDO_MS; t += 1) {
-		if (proc_state(pid) == 'T')
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
-
-/*
- * Wait for the guards @g of a test_zswap that was killed to finish: they
- * outlive the group's SIGKILL, and the next test must find the host as
- * they leave it.
- */
-static void wait_gone(const pid_t *g, int n)
-{
-	int i, t;
-
-	for (i = 0; i < n; i++)
-		for (t = 0; t < KK_GONE_MS && !gone(g[i]); t += 10)
-			usleep(10000);
-}
-
-/* The cgroup v2 root, and the cgroups there before test_zswap ran */
-static char cg_root[PATH_MAX];
-static char cg_before[64][NAME_MAX + 1];
-static int cg_nbefore;
-
-static void cgroups_before(void)
+FIXTURE_SETUP(kk)
 {
 	struct dirent *de;
 	DIR *dir;
 
-	cg_nbefore = 0;
-	if (zsw_cgroup2_root(cg_root, sizeof(cg_root)))
-		cg_root[0] = '\0';
-	dir = cg_root[0] ? opendir(cg_root) : NULL;
+	self->pid = 0;
+	self->zram_nbefore = zram_list(self->zram_before, KK_ZDEVS);
+	/* The case sets madvise: start from another setting to see it */
+	thp_read(self->thp_old);
+	if (!strcmp(self->thp_old, "madvise"))
+		cg_write(KK_THP_DIR, "enabled", "never");
+	thp_read(self->thp_run);
+
+	/* test_zswap's cases make their cgroups there */
+	self->cg_nbefore = 0;
+	if (zsw_cgroup2_root(self->cg_root, sizeof(self->cg_root)))
+		self->cg_root[0] = '\0';
+	dir = self->cg_root[0] ? opendir(self->cg_root) : NULL;
 	while (dir && (de = readdir(dir))) {
 		if (de->d_type != DT_DIR)
 			continue;
-		/* More than it can remember: it removes nothing, not another's */
-		if (cg_nbefore == 64) {
-			cg_root[0] = '\0';
+		/* More than it can remember: it removes none, not another's */
+		if (self->cg_nbefore == 64) {
+			self->cg_root[0] = '\0';
 			break;
 		}
-		strcpy(cg_before[cg_nbefore++], de->d_name);
+		strcpy(self->cg_before[self->cg_nbefore++], de->d_name);
 	}
 	if (dir)
 		closedir(dir);
 }
 
-static int rmdir_cgroup(const char *path,
-			const struct stat *st __attribute__((unused)), int flag,
-			struct FTW *ftw __attribute__((unused)))
+/* Take down what test_zswap left, whether the test passed or not */
+FIXTURE_TEARDOWN(kk)
 {
-	int i;
-
-	/* Emptied of its processes once init has reaped them */
-	for (i = 0; flag == FTW_DP && rmdir(path) && errno == EBUSY && i < 100; i++)
-		usleep(10000);
-	return 0;
-}
-
-/*
- * Remove the cgroups a killed test_zswap left: its cases make them as
- * upstream's do, and no guard takes them down; the next test's run makes
- * them again.
- */
-static void cgroups_left_removed(void)
-{
-	char path[PATH_MAX + NAME_MAX + 2];
+	char path[PATH_MAX + NAME_MAX + 2], dev[40];
+	struct zdev d[KK_ZDEVS];
 	struct dirent *de;
+	int i, j, n, st;
 	DIR *dir;
-	int i;
 
-	dir = cg_root[0] ? opendir(cg_root) : NULL;
+	if (self->pid > 0) {
+		kill(-self->pid, SIGKILL);
+		reaped(self->pid, &st, KK_GONE_MS);
+	}
+	/* hot_remove is busy while udev still has the device open */
+	for (i = 0; i < 100 && (n = zram_new(self, d)); i++) {
+		for (j = 0; j < n; j++) {
+			snprintf(dev, sizeof(dev), "/dev/%.31s", d[j].name);
+			swapoff(dev);
+			cg_write(KK_ZRAM_CONTROL, "hot_remove", d[j].name + 4);
+		}
+		usleep(100000);
+	}
+	EXPECT_EQ(0, zram_new(self, d)) TH_LOG("%s left, not removed", d[0].name);
+	if (self->thp_old[0])
+		EXPECT_EQ(0, cg_write(KK_THP_DIR, "enabled", self->thp_old));
+
+	dir = self->cg_root[0] ? opendir(self->cg_root) : NULL;
 	while (dir && (de = readdir(dir))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		for (i = 0; i < cg_nbefore; i++)
-			if (!strcmp(cg_before[i], de->d_name))
+		for (i = 0; i < self->cg_nbefore; i++)
+			if (!strcmp(self->cg_before[i], de->d_name))
 				break;
-		if (i < cg_nbefore)
+		if (i < self->cg_nbefore)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", cg_root, de->d_name);
-		nftw(path, rmdir_cgroup, 16, FTW_DEPTH | FTW_PHYS);
+		snprintf(path, sizeof(path), "%s/%s", self->cg_root, de->d_name);
+		cg_destroy(path);
 	}
 	if (dir)
 		closedir(dir);
 }
 
 /*
- * Kill test_zswap @pid's group, reap it, wait for its guards, and remove
- * the cgroups it left.
+ * Run test_zswap until the change of @variant shows, then send it @sig,
+ * to its whole group if @group, and check what it leaves.
  */
-static void kill_all(pid_t pid)
+static void signal_when_shown(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(kk) *self,
+			      const FIXTURE_VARIANT(kk) *variant,
+			      int sig, bool group)
 {
-	pid_t g[8];
-	int n = guards_of(pid, g, 8);
-
-	kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	wait_gone(g, n);
-	cgroups_left_removed();
-}
-
-/*
- * Run test_zswap until @changed shows, then kill its group and time the
- * undo; or, with @guard, kill its guards alone, let the case end, and
- * check that it put the change back itself. Either way, no zram device of the
- * case may be left.
- */
-static void kill_when(struct __test_metadata *_metadata,
-		      bool (*changed)(void), const char *what, bool guard)
-{
-	long reach, undo;
-	int out[2];
+	int null, status = -1, n, prio, highest;
+	double start = zsw_now(), reach;
+	struct zdev d[KK_ZDEVS];
+	char thp[16];
+	bool gone;
 	pid_t pid;
 
 	if (access("./test_zswap", X_OK))
 		SKIP(return, "no test_zswap next to this test");
-	zram_nbefore = zram_list(zram_before, KK_ZDEVS);
-	cgroups_before();
-	ASSERT_FALSE(changed()) TH_LOG("%s before test_zswap ran", what);
-	/* Its KTAP, to see a case end: read only after the change shows */
-	ASSERT_EQ(0, pipe(out));
-	fcntl(out[0], F_SETPIPE_SZ, 1 << 20);
+	if (zram_swapped_on(&prio, &highest))
+		SKIP(return, "a zram device is swapped on already");
+	if (variant->point == KK_MTHP &&
+	    (!self->thp_run[0] || !strcmp(self->thp_run, "madvise")))
+		SKIP(return, "no %s/enabled, or it stays at madvise", KK_THP_DIR);
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+
 	pid = fork();
-	ASSERT_GE(pid, 0);
+	ASSERT_LE(0, pid);
 	if (!pid) {
+		/* Its KTAP would mix with ours; it dies with us on a timeout */
 		setpgid(0, 0);
-		close(out[0]);
-		if (dup2(out[1], STDOUT_FILENO) < 0)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
 			_exit(1);
-		execl("./test_zswap", "test_zswap", NULL);
+		execl("./test_zswap", "test_zswap", (char *)NULL);
 		_exit(127);
 	}
-	close(out[1]);
 	setpgid(pid, pid);
-	reach = wait_for(changed, true, KK_REACH_MS, pid);
-	if (reach < 0) {
-		kill_all(pid);
-		close(out[0]);
-		SKIP(return, "test_zswap showed no %s within %d s (no such case, or a slow kernel)",
-		     what, KK_REACH_MS / 1000);
-	}
-	if (guard) {
-		/*
-		 * test_zswap held at once: the mTHP case can end within
-		 * milliseconds of the change, its guards gone before they are
-		 * found and killed.
-		 */
-		bool stopped = held(pid), device = changed == zram_swapped_on;
-		struct zdev devs[KK_ZDEVS];
-		bool ended, back;
-		pid_t g[4];
-		int i, nd, killed, n = guards_of(pid, g, 4);
+	self->pid = pid;
 
-		if (!stopped || !n) {
-			kill_all(pid);
-			close(out[0]);
-		}
-		ASSERT_TRUE(stopped) TH_LOG("test_zswap not stopped within %d ms of SIGSTOP",
-					    KK_UNDO_MS);
-		ASSERT_GT(n, 0) TH_LOG("no guard of test_zswap found when %s showed after %ld ms",
-				       what, reach);
-		nd = zram_not_in(devs, zram_list(devs, KK_ZDEVS), zram_before,
-				 zram_nbefore);
-		if (device && !nd) {
-			kill_all(pid);
-			close(out[0]);
-		}
-		ASSERT_TRUE(!device || nd > 0)
-			TH_LOG("no zram device of test_zswap's in /sys/block when one was swapped on");
-		drain(out[0]);
-		for (i = 0, killed = 0; i < n; i++)
-			killed += !kill(g[i], SIGKILL);
-		kill(pid, SIGCONT);
-		if (killed < n) {
-			kill_all(pid);
-			close(out[0]);
-		}
-		ASSERT_EQ(n, killed) TH_LOG("a guard of test_zswap gone before its kill");
-		/*
-		 * The case puts the change back before its result line; the
-		 * rest of test_zswap's run is not this test's (on a debug
-		 * kernel it outlasts the harness timeout). The next case may
-		 * add and swap on a zram device at once, under the same name:
-		 * the case's own are checked, by inode. No case after the one
-		 * that sets the mTHP setting sets it again.
-		 */
-		ended = case_ended(out[0], KK_REACH_MS);
-		back = !zram_still(devs, nd) && (device || !changed());
-		kill_all(pid);
-		close(out[0]);
-		ASSERT_TRUE(ended) TH_LOG("the case of %s did not end within %d s of its guard(s) killed",
-					  what, KK_REACH_MS / 1000);
-		TH_LOG("%s after %ld ms of test_zswap; its %d guard(s) killed, then the case ended",
-		       what, reach, n);
-		EXPECT_TRUE(back) TH_LOG("%s, or one of the case's %d zram device(s), still there when its case ended, its %d guard(s) killed",
-					 what, nd, n);
+	/* The mTHP case can end within milliseconds of its change */
+	while (!shows(self, variant->point)) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			SKIP(return, "test_zswap ended (status %#x) without showing %s",
+			     status, variant->what);
+		if (zsw_now() - start > KK_REACH_S)
+			SKIP(return, "test_zswap showed no %s within %d s (no such case, or a slow kernel)",
+			     variant->what, KK_REACH_S);
+		usleep(variant->point == KK_MTHP ? 1000 : 10000);
+	}
+	reach = zsw_now() - start;
+	ASSERT_EQ(0, kill(group ? -pid : pid, sig));
+	gone = reaped(pid, &status, KK_GONE_MS);
+	TH_LOG("%s after %.1f s of test_zswap; %s to its %s", variant->what,
+	       reach, strsignal(sig), group ? "group" : "process alone");
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig)
+		TH_LOG("test_zswap's status %#x, not killed by signal %d within %d ms (-1: not reaped)",
+		       status, sig, KK_GONE_MS);
+	EXPECT_TRUE(gone) TH_LOG("a process of test_zswap's still there %d ms after it died",
+				 KK_GONE_MS);
+
+	n = zram_new(self, d);
+	thp_read(thp);
+	if (sig != SIGKILL) {
+		/* Put back before it re-raised the signal */
+		EXPECT_EQ(0, n) TH_LOG("%s still in /sys/block", d[0].name);
+		EXPECT_FALSE(zram_swapped_on(&prio, &highest))
+			TH_LOG("a zram device still in /proc/swaps");
+		EXPECT_STREQ(self->thp_run, thp);
 		return;
 	}
-	{
-		pid_t g[8];
-		int n = guards_of(pid, g, 8);
-
-		ASSERT_EQ(0, kill(-pid, SIGKILL));
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-		undo = wait_for(changed, false, KK_UNDO_MS, 0);
-		wait_gone(g, n);
-		cgroups_left_removed();
+	/* What test_zswap's comment says SIGKILL leaves, and nothing more */
+	EXPECT_GE(1, n) TH_LOG("%d zram devices left, one case's at most", n);
+	/* The harness' macros are two statements each: braces */
+	if (zram_swapped_on(&prio, &highest)) {
+		EXPECT_GT(prio, highest) TH_LOG("zram device left swapped on at priority %d, not above %d",
+						prio, highest);
 	}
-	close(out[0]);
-	TH_LOG("%s after %ld ms of test_zswap; put back %ld ms after SIGKILL",
-	       what, reach, undo);
-	EXPECT_GE(undo, 0) TH_LOG("%s still there %d ms after SIGKILL", what,
-				  KK_UNDO_MS);
-	EXPECT_GE(wait_for(zram_added, false, KK_UNDO_MS, 0), 0)
-		TH_LOG("a zram device of test_zswap's still there %d ms after SIGKILL",
-		       KK_UNDO_MS);
+	if (strcmp(thp, "madvise")) {
+		EXPECT_STREQ(self->thp_run, thp);
+	}
+	TH_LOG("SIGKILL left %d zram device(s)%s, the mTHP setting at %s", n,
+	       zram_swapped_on(&prio, &highest) ? " swapped on" : "", thp);
 }
 
-static void device(struct __test_metadata *_metadata, bool guard)
+TEST_F_TIMEOUT(kk, sigterm, KK_TIMEOUT_S)
 {
-	if (zram_swapped_on())
-		SKIP(return, "a zram device is swapped on already");
-	/*
-	 * A guard killed between adding its device and passing its number
-	 * on leaves a device the case does not know: kill it once the case
-	 * has swapped on its device, which it does only after that.
-	 */
-	if (guard)
-		kill_when(_metadata, zram_swapped_on, "a zram device swapped on",
-			  true);
-	else
-		kill_when(_metadata, zram_added, "a zram device added", false);
+	signal_when_shown(_metadata, self, variant, SIGTERM, false);
 }
 
-static void thp_setting(struct __test_metadata *_metadata, bool guard)
+TEST_F_TIMEOUT(kk, sigterm_group, KK_TIMEOUT_S)
 {
-	char old[128];
-
-	if (cg_read(KK_THP_DIR, "enabled", old, sizeof(old)))
-		SKIP(return, "no %s", KK_THP);
-	/* The case sets madvise: start from another setting to see it */
-	if (strstr(old, "[madvise]"))
-		ASSERT_EQ(0, cg_write(KK_THP_DIR, "enabled", "never"));
-	kill_when(_metadata, thp_madvise, "the 64 KiB mTHP setting at madvise",
-		  guard);
-	if (strstr(old, "[madvise]"))
-		ASSERT_EQ(0, cg_write(KK_THP_DIR, "enabled", "madvise"));
+	signal_when_shown(_metadata, self, variant, SIGTERM, true);
 }
 
-TEST_F_TIMEOUT(kk, device_removed, KK_TIMEOUT_S)
+TEST_F_TIMEOUT(kk, sigkill_group, KK_TIMEOUT_S)
 {
-	device(_metadata, false);
-}
-
-TEST_F_TIMEOUT(kk, thp_setting_restored, KK_TIMEOUT_S)
-{
-	thp_setting(_metadata, false);
-}
-
-TEST_F_TIMEOUT(kk, device_removed_guard_killed, KK_TIMEOUT_S)
-{
-	device(_metadata, true);
-}
-
-TEST_F_TIMEOUT(kk, thp_setting_restored_guard_killed, KK_TIMEOUT_S)
-{
-	thp_setting(_metadata, true);
+	signal_when_shown(_metadata, self, variant, SIGKILL, true);
 }
 
 TEST_HARNESS_MAIN
