@@ -3,22 +3,28 @@
 # Step 4, image: build the selftests (or the benchmarks) static against TREE
 # and pack them with busybox-static and ci/5-image/guest/init into an initramfs.
 #
-#   ci/5-image/image.sh [--suite selftests|benchmarks] TREE OUTDIR
+#   ci/5-image/image.sh [--suite selftests|benchmarks] [--newest DIR] TREE OUTDIR
 #                                        -> OUTDIR/initramfs.cpio.gz
 #
 # --suite picks the folder whose Makefile builds the programs the guest
 # runs (default selftests); it writes $(O)/tests.list in run order.
+# --newest DIR builds test_zswap from DIR (ci/5-image/lib.sh
+# newest_kselftests) rather than from TREE.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-suite=selftests
-if [ "${1:-}" = --suite ]; then
-	suite=${2:-}
+suite=selftests newest=()
+while [ $# -gt 2 ]; do
+	case $1 in
+	--suite) suite=$2 ;;
+	--newest) newest=("NEWEST=$(realpath "$2")") ;;
+	*) die "image: unknown option '$1'" ;;
+	esac
 	shift 2
-fi
+done
 case $suite in selftests|benchmarks) ;; *) die "image: unknown suite '$suite'" ;; esac
-[ $# -eq 2 ] || die "usage: $0 [--suite selftests|benchmarks] TREE OUTDIR"
+[ $# -eq 2 ] || die "usage: $0 [--suite selftests|benchmarks] [--newest DIR] TREE OUTDIR"
 tree=$(realpath "$1")
 mkdir -p "$2"
 out=$(realpath "$2")
@@ -27,7 +33,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests}
 
 log=$out/$suite-build.log
-make -s -C "$REPO_DIR/$suite" KSRC="$tree" O="$root/tests" >"$log" 2>&1 ||
+make -s -C "$REPO_DIR/$suite" KSRC="$tree" "${newest[@]}" O="$root/tests" >"$log" 2>&1 ||
 	{ cat "$log" >&2; die "$suite do not build against $tree"; }
 # The Makefile lists what it built for this tree, in the order to run it:
 # tests.list for the main boot, tests-<profile>.list for the other boots of

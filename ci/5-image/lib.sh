@@ -12,27 +12,64 @@ tests_series_for() {
 	[ -z "$s" ] || echo "$REPO_DIR/$s"
 }
 
-# tests_image TREE OUTDIR [TESTS_SERIES [MM]]: build the guest's tests
+# newest_kselftests OUTDIR: test_zswap as a stable tree's CI runs it on
+# that tree's kernel (LKFT runs the newest kselftests on every stable
+# release candidate): the mainline base's tools/testing/selftests (the
+# cgroup helpers test_zswap links), with the mm tree's files of the
+# kselftests series (patches/selftests-zswap/mm-tree), the stand-ins for
+# the mm tree's later fixes of those files (standins/series there) and
+# that series on top, laid out as a tree in OUTDIR/newest (selftests/Makefile NEWEST=).
+# Only reads the mainline tree's zs-base, preparing the tree if missing.
+# Prints OUTDIR/newest; fails, saying why, if a patch does not apply.
+newest_kselftests() {
+	local out=$1/newest ts mm mtree p d=tools/testing/selftests
+	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
+	local patches=() patch_dir
+	ts=$REPO_DIR/$(base_get mainline tests)
+	mm=$(dirname "$ts")/mm-tree
+	mtree=$("$CI_DIR/1-tree/tree.sh" mainline | sed -n 's/^ZS_TREE=//p') ||
+		{ echo "newest kselftests: no mainline tree" >&2; return 1; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	git -C "$mtree" archive zs-base "$d/kselftest.h" "$d/kselftest" \
+		"$d/clone3" "$d/cgroup" | tar -x -C "$out"
+	cp -r "$mm/." "$out/"
+	load_series "$ts"
+	[ ! -f "$(dirname "$ts")/standins/series" ] ||
+		patches=("$(dirname "$ts")"/standins/0*.patch "${patches[@]}")
+	for p in "${patches[@]}"; do
+		(cd "$out" && git apply "$p") ||
+			{ echo "newest kselftests: $(basename "$p") does not apply to $mm" >&2; return 1; }
+	done
+	echo "$out"
+}
+
+# tests_image TREE OUTDIR [TESTS_SERIES [MM [NEWEST]]]: build the guest's tests
 # (ci/5-image/image.sh) from TREE as it is, with the patches of TESTS_SERIES put
 # on top with ci/2-apply/apply.sh for the build (OUTDIR/tests-apply.log) and
 # taken off again: the tree is left at the commit it was at. With MM (a
 # folder of the mm tree's files, patches/selftests-zswap/mm-tree), the
-# series is checked to apply to TREE's own files, then put on MM's files
-# in their place: the kselftests tested are the text that is mailed.
+# series is put on MM's files in place of TREE's, with the stand-ins of
+# MM/../standins/series between: the kselftests tested are the text that
+# is mailed.
+# With NEWEST (newest_kselftests), test_zswap is built from it instead.
 # Fails, saying why, when a patch does not apply or the tests do not
 # build. An image made before from the same sources (image_key) is taken
 # from the cache instead.
 tests_image() {
-	local tree=$1 out=$2 ts=${3:-} mm=${4:-} head p rc=0 key="" f
+	local tree=$1 out=$2 ts=${3:-} mm=${4:-} newest=${5:-} head p rc=0 key="" f
 	# load_series sets these: the caller's stay as they are.
 	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
-	local patches=() patch_dir mmfiles=()
+	local patches=() patch_dir mmfiles=() nfiles=()
 	head=$(git -C "$tree" rev-parse HEAD)
 	mkdir -p "$out"
 	: >"$out/tests-apply.log"
 	[ -z "$ts" ] || load_series "$ts"
 	[ -z "$mm" ] || mapfile -t mmfiles < <(find "$mm" -type f | LC_ALL=C sort)
-	key=$(image_key "$tree" "${patches[@]}" "${mmfiles[@]}") || key=""
+	# The key's: the stand-ins, and the newest kselftests' files.
+	[ -z "$mm" ] || mapfile -t nfiles < <(find "$(dirname "$mm")/standins" -type f 2>/dev/null | LC_ALL=C sort)
+	[ -z "$newest" ] || mapfile -t -O "${#nfiles[@]}" nfiles < <(find "$newest" -type f | LC_ALL=C sort)
+	key=$(image_key "$tree" "${patches[@]}" "${mmfiles[@]}" "${nfiles[@]}") || key=""
 	local kept=$CACHE_DIR/images/$key
 	if [ -n "$key" ] && [ -f "$kept/initramfs.cpio.gz" ]; then
 		cp "$kept"/* "$out/"
@@ -41,8 +78,6 @@ tests_image() {
 		return 0
 	fi
 	if [ -n "$mm" ]; then
-		"$CI_DIR/upstream/check-mm-apply.sh" "$tree" "$ts" >>"$out/tests-apply.log" 2>&1 ||
-			{ tail -n 3 "$out/tests-apply.log" >&2; return 1; }
 		# A commit, for git am; the reset below takes it off.
 		cp -r "$mm/." "$tree/"
 		if ! { git -C "$tree" add -f -- "${mmfiles[@]#"$mm"/}" &&
@@ -52,6 +87,8 @@ tests_image() {
 			return 1
 		fi
 		echo "the tests series on the mm tree's files of $mm" >>"$out/tests-apply.log"
+		[ ! -f "$(dirname "$mm")/standins/series" ] ||
+			patches=("$(dirname "$mm")"/standins/0*.patch "${patches[@]}")
 	fi
 	for p in "${patches[@]}"; do
 		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
@@ -59,7 +96,7 @@ tests_image() {
 		git -C "$tree" reset -q --hard "$head"
 		return 1
 	done
-	"$CI_DIR/5-image/image.sh" "$tree" "$out" || rc=$?
+	"$CI_DIR/5-image/image.sh" ${newest:+--newest "$newest"} "$tree" "$out" || rc=$?
 	git -C "$tree" reset -q --hard "$head"
 	if [ $rc -eq 0 ] && [ -n "$key" ]; then
 		rm -rf "$kept.new"

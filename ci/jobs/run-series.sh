@@ -182,12 +182,16 @@ qpatches=$patch_dir
 # On a Debian tree that stands in for the mm tree (a base of ci/bases with
 # stand-ins: mainline), the tests series goes on the mm tree's own files
 # where it keeps them (the text it is mailed against); on a tree of your
-# own, on that tree's.
+# own, on that tree's where it applies there, else on the mm tree's.
 tests_mm=""
 if base_named "$base" && [ -n "$(base_get "$base" standins)" ] &&
 	[ -n "$tests_series" ] &&
 	[ -d "$(dirname "$tests_series")/mm-tree" ]; then
 	tests_mm=$(dirname "$tests_series")/mm-tree
+elif [ -n "$tests_series" ] && [ -d "$(dirname "$tests_series")/mm-tree" ] &&
+	! "$CI_DIR/upstream/check-mm-apply.sh" "$tree" "$tests_series" >/dev/null 2>&1; then
+	tests_mm=$(dirname "$tests_series")/mm-tree
+	say "tests: $(basename "$(dirname "$tests_series")") does not apply to the tree's own files: put on the mm tree's ($tests_mm)"
 fi
 check_from
 
@@ -282,6 +286,17 @@ fi
 [ -z "$debian_frag" ] ||
 	echo "debug:   the guest's configuration, Debian's choices from $(basename "$(dirname "$debian_cfg")"), the debug options; $debian_append" >>"$results/header"
 
+# A base with no kselftests series of its own (v6.12, v6.1: their
+# test_zswap.c is older than what the series goes on) runs the newest
+# test_zswap, the one the kselftests series makes, as stable trees run the
+# newest kselftests on their kernels (ci/5-image/lib.sh newest_kselftests).
+newest=""
+if [ -z "$(tests_series_for "$ZS_KVER")" ]; then
+	say "image: the newest test_zswap (the mm tree's, with the kselftests series)"
+	newest=$(newest_kselftests "$results") || die "cannot make the newest kselftests"
+	echo "newest:  test_zswap built from $newest (the mainline base's selftests, the mm tree's test_zswap.c, the kselftests series)" >>"$results/header"
+fi
+
 # The guest's tests: built from the tree at the first point run, with the
 # tests series on top, and again at each later point whose patch changes
 # the selftests; so the kselftests of the tests series judge every point
@@ -297,13 +312,13 @@ build_image() {
 	local dir=$results/image
 	[ -z "$image" ] || dir=$results/image-$(printf '%02d' "$1")
 	say "image: the selftests of point $1${tests_series:+ with $(basename "$(dirname "$tests_series")")}"
-	tests_image "$tree" "$dir" "$tests_series" "$tests_mm" ||
+	tests_image "$tree" "$dir" "$tests_series" "$tests_mm" "$newest" ||
 		die "could not build the test image of point $1 (see $dir)"
 	image=$dir initrd=$dir/initramfs.cpio.gz
 }
 
 frags_default=("${default_frags[@]}")
-[ -z "$tests_series" ] || frags_default+=("$REPO_DIR/configs/selftests-zswap.config")
+[ -z "$tests_series$newest" ] || frags_default+=("$REPO_DIR/configs/selftests-zswap.config")
 frags_debug=("${frags_default[@]}" ${debian_frag:+"$debian_frag"} "$REPO_DIR/configs/debug.config")
 frags_kcsan=("${frags_default[@]}" "$REPO_DIR/configs/kcsan.config")
 # What the KCSAN row runs: the KUnit tests (at boot), and the tests that
