@@ -3,8 +3,8 @@
 # Keep the record of a finished run of ci/jobs/run-series.sh that a cover
 # letter or docs/ speaks of (docs/lts/NAME.txt), headed by the command
 # that made it: its table of rows, headed by the run's header (base,
-# series, configuration), and what zswap_writeback logged (the entries
-# written back), read from the run, never typed.
+# series, configuration), what zswap_writeback logged (the entries
+# written back) and test_zswap's cases, read from the run, never typed.
 #
 #   ci/jobs/keep-run.sh RESULTS NAME 'COMMAND'
 set -euo pipefail
@@ -26,6 +26,13 @@ mkdir -p "$(dirname "$out")"
 	echo "zswap_writeback, as each row's boot logged it:"
 	find "$results" -name ktap.txt | sort | while read -r k; do
 		grep -E 'entries written back|writeback\.(full_pool|.*full_pool)|^(not )?ok [0-9]+ writeback' "$k" |
+			sed "s|^|${k#"$results"/}: |" || true
+	done
+	echo
+	echo "test_zswap's cases (the newest kselftest on an LTS base), as each row's boot logged them:"
+	find "$results" -name ktap.txt | sort | while read -r k; do
+		sed -n '/^# running test_zswap/,/^\(not \)\{0,1\}ok [0-9]* test_zswap/p' "$k" |
+			grep -E '^ +(not ok|ok) [0-9]+|^ +# [^ T]' |
 			sed "s|^|${k#"$results"/}: |" || true
 	done
 } >"$out"

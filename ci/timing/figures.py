@@ -114,6 +114,35 @@ def kselftest_failed(rel, label):
 
 KS = 'docs/timing/kselftests.txt'
 
+
+def kept_table(rel):
+    """A table kept whole (its first line, a comment, names its source)."""
+    path = os.path.join(TOP, rel)
+    if not os.path.exists(path):
+        return '\nnot measured yet\n'
+    return '\n' + ''.join(read(rel).splitlines(True)[1:])
+
+
+def flakes(rel, what):
+    """From ci/jobs/repeat-boots.sh's flakes.txt: its boots, or the cases
+    that failed (each with how many boots failed it)."""
+    path = os.path.join(TOP, rel)
+    if not os.path.exists(path):
+        return 'not measured yet'
+    rows = [line.split('\t') for line in read(rel).splitlines()
+            if line and not line.startswith('#')]
+    if what == 'boots':
+        return str(len(rows))
+    failed = {}
+    for row in rows:
+        for case in row[3].split(','):
+            if case != '-':
+                failed[case] = failed.get(case, 0) + 1
+    failed.pop('test_zswap', None)
+    if not failed:
+        return 'none'
+    return ', '.join(f'{c} ({n})' for c, n in sorted(failed.items()))
+
 FIGURES = {
     'patches-mainline': lambda: count('patches/mainline/series'),
     'patches-selftests': lambda: count('patches/selftests-zswap/series'),
@@ -139,6 +168,11 @@ FIGURES = {
     'swapon-fail-mib': lambda: c_default('selftests/zswap/zswap_swapon_fail.c',
                                          r'#define SF_SWAP_MIB\s+([0-9]+)'),
     'selftests-added': lambda: added_lines('patches/selftests-zswap/series'),
+    'tz-bases': lambda: kept_table('docs/timing/test-zswap-bases.md'),
+    'flakes-stock-boots': lambda: flakes('docs/timing/kselftest-flakes-stock.txt', 'boots'),
+    'flakes-stock-failed': lambda: flakes('docs/timing/kselftest-flakes-stock.txt', 'failed'),
+    'flakes-boots': lambda: flakes('docs/timing/kselftest-flakes.txt', 'boots'),
+    'flakes-failed': lambda: flakes('docs/timing/kselftest-flakes.txt', 'failed'),
     'kill-harness-lines': lambda: str(len(read('selftests/zswap/zswap_kselftest_kill.c').splitlines())),
     'tz-good': lambda: kselftest_time(KS, 'good'),
     'tz-leak-entry': lambda: kselftest_time(KS, 'leak-entry'),

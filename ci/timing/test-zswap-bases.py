@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """What each case of test_zswap did on each base, from the guest's KTAP.
 
-  test-zswap-bases.py --results RESULTS
-  test-zswap-bases.py NAME=ROW...
+  test-zswap-bases.py [--results RESULTS] [NAME=ROW...]
 
 Reads test_zswap's cases from ROW/ktap.txt (a row folder of a run of
 ci/jobs/run-series.sh) and writes docs/timing/test-zswap-bases.md: a
@@ -11,8 +10,9 @@ table, one line a case, one column a base, each cell ok, SKIP or FAIL
 with the message the case printed last. --results takes the rows from a
 run of the test command (ci/tests/test.sh): mainline's last default row
 (series-mainline) and the debug row of Debian's choices of each LTS base
-(debian-v6.12, debian-v6.1), where the newest test_zswap runs. The
-table is a figure of docs/tests.md (ci/timing/figures.py).
+it boots (debian-<base>), where the newest test_zswap runs; NAME=ROW
+adds the row of another run (v6.12's, from the main job). The table is a
+figure of docs/tests.md (ci/timing/figures.py).
 """
 import glob
 import os
@@ -74,16 +74,19 @@ def kernel(row):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == '--results':
-        res = argv[2]
-        named = [('mainline', row_of(f'{res}/series-mainline/*-default'))]
-        for lts in ('v6.12', 'v6.1'):
-            named.append((lts, row_of(f'{res}/debian-{lts}/*-debug')))
-    elif len(argv) > 1 and all('=' in a for a in argv[1:]):
-        named = [tuple(a.split('=', 1)) for a in argv[1:]]
-    else:
+    args, named = argv[1:], []
+    if args[:1] == ['--results'] and len(args) >= 2:
+        res = args[1]
+        args = args[2:]
+        named.append(('mainline', row_of(f'{res}/series-mainline/*-default')))
+        for d in sorted(glob.glob(f'{res}/debian-v*')):
+            if not d.endswith('-faults'):
+                named.append((os.path.basename(d)[len('debian-'):],
+                              row_of(f'{d}/*-debug')))
+    if not all('=' in a for a in args) or not named + args:
         print(__doc__.strip())
         return 2
+    named += [tuple(a.split('=', 1)) for a in args]
     table, order = {}, []
     for name, row in named:
         got = cases(os.path.join(row, 'ktap.txt'))
