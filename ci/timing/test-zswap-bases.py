@@ -9,8 +9,8 @@ ci/jobs/run-series.sh) and writes docs/timing/test-zswap-bases.md: a
 table, one line a case, one column a base, each cell ok, SKIP or FAIL
 with the message the case printed last. --results takes the rows from a
 run of the test command (ci/tests/test.sh): mainline's last default row
-(series-mainline) and the debug row of Debian's choices of each LTS base
-it boots (debian-<base>), where the newest test_zswap runs; NAME=ROW
+(series-mainline) and the row of each LTS base's Debian stage
+(debian-<base>) where the newest test_zswap ran; NAME=ROW
 adds the row of another run (v6.12's, from the main job). The table is a
 figure of docs/tests.md (ci/timing/figures.py).
 """
@@ -60,6 +60,18 @@ def row_of(pattern):
     return rows[-1]
 
 
+def row_with_test_zswap(run):
+    """The last row of RUN whose boot ran test_zswap."""
+    for row in sorted(glob.glob(f'{run}/*-*'), reverse=True):
+        try:
+            with open(os.path.join(row, 'ktap.txt'), errors='replace') as f:
+                if '# running test_zswap' in f.read():
+                    return row
+        except OSError:
+            pass
+    raise SystemExit(f'{run}: no row ran test_zswap')
+
+
 def kernel(row):
     """The kernel's version, from the row's console."""
     try:
@@ -80,9 +92,8 @@ def main(argv):
         args = args[2:]
         named.append(('mainline', row_of(f'{res}/series-mainline/*-default')))
         for d in sorted(glob.glob(f'{res}/debian-v*')):
-            if not d.endswith('-faults'):
-                named.append((os.path.basename(d)[len('debian-'):],
-                              row_of(f'{d}/*-debug')))
+            named.append((os.path.basename(d)[len('debian-'):],
+                          row_with_test_zswap(d)))
     if not all('=' in a for a in args) or not named + args:
         print(__doc__.strip())
         return 2
