@@ -22,6 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 times=20 load=build only=test_zswap
+args="$*"
 while [ $# -gt 3 ]; do
 	case $1 in
 	--times) check_count --times "$2"; times=$2 ;;
@@ -60,7 +61,9 @@ if [ "$load" = build ]; then
 	loadpid=$!
 fi
 
+cmd="$0 $args"
 {
+	echo "# $cmd (at $(git -C "$REPO_DIR" rev-parse --short HEAD))"
 	echo "# $times boots of $bz with $initrd, zs.only=$only, load: $load"
 	echo "# host: $(nproc) CPUs; $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "# boot	seconds	outcome	failed cases"
