@@ -74,12 +74,10 @@ stage() {
 }
 
 # The tests of the debug row with Debian's choices: the zswap tests, the
-# KUnit tests and swap_cgroup's, not the upstream ones nor those of other
-# boots. The newest test_zswap (the mm tree's with the kselftests series,
-# as stable trees run it on their kernels) runs on the default row of the
-# same point instead: on 6.1's debug row with zbud, upstream's
-# test_no_kmem_bypass runs the guest out of memory (docs/tests.md).
-debian_tests=kunit_results,zswap_roundtrip,zswap_invalidate,zswap_toggle,zswap_multitree,zswap_tree_end,zswap_zerofill,zswap_writeback,zswap_stress,swapcg_concurrent
+# KUnit tests and swap_cgroup's, and the newest test_zswap (the mm tree's
+# with the kselftests series), as stable trees run it on their kernels;
+# not the other upstream ones nor those of other boots.
+debian_tests=kunit_results,zswap_roundtrip,zswap_invalidate,zswap_toggle,zswap_multitree,zswap_tree_end,zswap_zerofill,zswap_writeback,zswap_stress,swapcg_concurrent,test_zswap
 
 # The stages on the LTS trees, beside the others (start_beside).
 lts_stages() {
@@ -101,15 +99,15 @@ lts_stages() {
 	# runs in the main job, kept in docs/lts/v6.12-debian.txt): the last
 	# point's debug row (lockdep, KASAN) with Debian's choices merged in
 	# (v6.1's zswap defaults to zbud, which writes back) and zswap turned
-	# on at boot, its zswap tests, zswap_writeback's full pool among them;
-	# and the default row of that point with the newest test_zswap. Then
+	# on at boot, its zswap tests, zswap_writeback's full pool among them,
+	# and the newest test_zswap; no default row (a whole build of its own). Then
 	# the faults of that base judged on that row, on the same build
 	# folder: a writeback that leaves its entry in the tree.
 	for lts in $(bases_with debian); do
 		local n
 		n=$(load_series "$(series_for "$lts")" && echo "${#patches[@]}")
 		stage "$lts: Debian's choices, debug row, the zswap tests, a full pool written back, the newest test_zswap" \
-			"$CI_DIR/jobs/run-series.sh" --base "$lts" --from "$n" --only test_zswap \
+			"$CI_DIR/jobs/run-series.sh" --base "$lts" --from "$n" --default none \
 			--debug last --debug-only "$debian_tests" --variants none --gates none \
 			--distro none --kcsan none --results "$out/debian-$lts"
 		# shellcheck disable=SC2046 # the fault names, as words
