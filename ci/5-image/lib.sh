@@ -12,6 +12,18 @@ tests_series_for() {
 	[ -z "$s" ] || echo "$REPO_DIR/$s"
 }
 
+# mm_standins MM: the stand-ins for the mm tree's later fixes of the
+# files of MM (a series' mm-tree/), in the order of MM/../standins/series;
+# nothing where there is none.
+mm_standins() {
+	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
+	local patches=() patch_dir f
+	f=$(dirname "$1")/standins/series
+	[ -f "$f" ] || return 0
+	load_series "$f"
+	printf '%s\n' "${patches[@]}"
+}
+
 # newest_kselftests OUTDIR: test_zswap as a stable tree's CI runs it on
 # that tree's kernel (LKFT runs the newest kselftests on every stable
 # release candidate): the mainline base's tools/testing/selftests (the
@@ -22,7 +34,7 @@ tests_series_for() {
 # Only reads the mainline tree's zs-base, preparing the tree if missing.
 # Prints OUTDIR/newest; fails, saying why, if a patch does not apply.
 newest_kselftests() {
-	local out=$1/newest ts mm mtree p d=tools/testing/selftests
+	local out=$1/newest ts mm mtree p d=tools/testing/selftests sp=()
 	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
 	local patches=() patch_dir
 	ts=$REPO_DIR/$(base_get mainline tests)
@@ -35,9 +47,8 @@ newest_kselftests() {
 		"$d/clone3" "$d/cgroup" | tar -x -C "$out"
 	cp -r "$mm/." "$out/"
 	load_series "$ts"
-	[ ! -f "$(dirname "$ts")/standins/series" ] ||
-		patches=("$(dirname "$ts")"/standins/0*.patch "${patches[@]}")
-	for p in "${patches[@]}"; do
+	mapfile -t sp < <(mm_standins "$mm")
+	for p in "${sp[@]}" "${patches[@]}"; do
 		(cd "$out" && git apply "$p") ||
 			{ echo "newest kselftests: $(basename "$p") does not apply to $mm" >&2; return 1; }
 	done
@@ -60,16 +71,15 @@ tests_image() {
 	local tree=$1 out=$2 ts=${3:-} mm=${4:-} newest=${5:-} head p rc=0 key="" f
 	# load_series sets these: the caller's stay as they are.
 	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
-	local patches=() patch_dir mmfiles=() nfiles=()
+	local patches=() patch_dir mmfiles=() nfiles=() sp=()
 	head=$(git -C "$tree" rev-parse HEAD)
 	mkdir -p "$out"
 	: >"$out/tests-apply.log"
 	[ -z "$ts" ] || load_series "$ts"
 	[ -z "$mm" ] || mapfile -t mmfiles < <(find "$mm" -type f | LC_ALL=C sort)
-	# The key's: the stand-ins, and the newest kselftests' files.
-	[ -z "$mm" ] || mapfile -t nfiles < <(find "$(dirname "$mm")/standins" -type f 2>/dev/null | LC_ALL=C sort)
-	[ -z "$newest" ] || mapfile -t -O "${#nfiles[@]}" nfiles < <(find "$newest" -type f | LC_ALL=C sort)
-	key=$(image_key "$tree" "${patches[@]}" "${mmfiles[@]}" "${nfiles[@]}") || key=""
+	[ -z "$mm" ] || mapfile -t sp < <(mm_standins "$mm")
+	[ -z "$newest" ] || mapfile -t nfiles < <(find "$newest" -type f | LC_ALL=C sort)
+	key=$(image_key "$tree" "${sp[@]}" "${patches[@]}" "${mmfiles[@]}" "${nfiles[@]}") || key=""
 	local kept=$CACHE_DIR/images/$key
 	if [ -n "$key" ] && [ -f "$kept/initramfs.cpio.gz" ]; then
 		cp "$kept"/* "$out/"
@@ -87,10 +97,8 @@ tests_image() {
 			return 1
 		fi
 		echo "the tests series on the mm tree's files of $mm" >>"$out/tests-apply.log"
-		[ ! -f "$(dirname "$mm")/standins/series" ] ||
-			patches=("$(dirname "$mm")"/standins/0*.patch "${patches[@]}")
 	fi
-	for p in "${patches[@]}"; do
+	for p in "${sp[@]}" "${patches[@]}"; do
 		"$CI_DIR/2-apply/apply.sh" "$tree" "$p" >>"$out/tests-apply.log" 2>&1 && continue
 		grep 'APPLY FAILED' "$out/tests-apply.log" >&2 || true
 		git -C "$tree" reset -q --hard "$head"
