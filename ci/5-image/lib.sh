@@ -48,10 +48,14 @@ newest_kselftests() {
 	cp -r "$mm/." "$out/"
 	load_series "$ts"
 	mapfile -t sp < <(mm_standins "$mm")
+	# OUTDIR may lie in a git work tree (results/ of a clone), where git
+	# apply would take the paths as that tree's and skip them: not there.
 	for p in "${sp[@]}" "${patches[@]}"; do
-		(cd "$out" && git apply "$p") ||
+		(cd "$out" && GIT_CEILING_DIRECTORIES=$(dirname "$out") git apply "$p") ||
 			{ echo "newest kselftests: $(basename "$p") does not apply to $mm" >&2; return 1; }
 	done
+	cmp -s "$mm/$d/cgroup/test_zswap.c" "$out/$d/cgroup/test_zswap.c" &&
+		{ echo "newest kselftests: the series changed nothing in $out" >&2; return 1; }
 	echo "$out"
 }
 
