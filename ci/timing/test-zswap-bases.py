@@ -7,7 +7,7 @@
 Reads test_zswap's cases from ROW/ktap.txt (a row folder of a run of
 ci/jobs/run-series.sh) and writes docs/timing/test-zswap-bases.md: a
 table, one line a case, one column a base, each cell ok, SKIP or FAIL
-with the message the case printed last. --results takes the rows from a
+with the first message the case printed. --results takes the rows from a
 run of the test command (ci/tests/test.sh): mainline's last default row
 (series-mainline) and the row of each LTS base's Debian stage
 (debian-<base>) where the newest test_zswap ran; NAME=ROW
@@ -48,7 +48,8 @@ def cases(ktap):
                 msg = ''
                 continue
             m = re.match(r'^\s+# (.*)', line)
-            if m and not m.group(1).startswith(('Totals', 'TAP', '1..')):
+            # The case's first message says why; later ones add detail.
+            if m and not msg and not m.group(1).startswith(('Totals', 'TAP', '1..')):
                 msg = m.group(1).strip()
     return out
 
