@@ -39,8 +39,8 @@
 #     --mem MiB          guest memory (default 4 x mib + 512, at least 1024)
 #     --patterns LIST    of zero,one,random,mixed (default all)
 #     --zswap LIST       of on,off (default both)
-#     --groups LIST      of pageout,reject,memcg,swapcache,parallel,compile
-#                        (default all but compile)
+#     --groups LIST      of pageout,reject,memcg,swapcache,parallel,contend,compile
+#                        (default all but contend and compile)
 #     --cc-objs LIST     the compile group's job: these objects of the
 #                        last point's build, compiled again in the guest
 #                        (default mm/zswap.o,mm/swapfile.o,mm/vmscan.o,
@@ -116,7 +116,7 @@ check_choice --lockstat-accel "$lsaccel" wall icount
 check_words --patterns "$patterns" zero one random mixed
 check_words --zswap "$zswap" on off
 groups=${groups:-pageout,reject,memcg,parallel,swapcache}
-check_words --groups "$groups" pageout reject memcg swapcache parallel compile
+check_words --groups "$groups" pageout reject memcg swapcache parallel contend compile
 [[ $ccobjs =~ ^[A-Za-z0-9_/-]+\.o(,[A-Za-z0-9_/-]+\.o)*$ ]] ||
 	die "--cc-objs '$ccobjs': a list of kernel objects, such as mm/zswap.o,mm/vmscan.o"
 [ -z "$out" ] || check_outdir --out "$out"

@@ -36,6 +36,29 @@
  *            even ones push their part out, then free it with munmap()
  *            while its entries are in zswap; the odd ones push theirs out
  *            and fault it back in meanwhile (phases "out", "free")
+ *   contend  two processes in one tree (guest/contend makes the swap
+ *            area one tree's 64 MiB), one on each of CPUs 0 and 1: the
+ *            busy one pushes MIB/4 of pattern one out and faults it back
+ *            16 pages at a time without pause (zswap stores and loads:
+ *            the tree lock taken and dropped all along); the freer, 8
+ *            times, fills MIB/2 of zero pages, pushes it out (untimed:
+ *            the swap core's zeromap takes them, zswap holds none), then
+ *            munmap()s it 16 pages at a time (phase "free"): ranges of 16
+ *            slots with no entry, in the tree the busy one keeps busy.
+ *            Prints BENCH <name> free-slot <ns a slot freed> and
+ *            BENCH <name> busy-page <ns a page pushed out and back by the
+ *            busy one while the freer frees>
+ *   neighbours  two processes, one on each of CPUs 0 and 1, each in a
+ *            zswap tree of its own, the trees neighbours in zswap's array
+ *            (guest/contend makes the swap area two trees' 128 MiB): the
+ *            first pushes out 64 MiB of pattern one, which fills the first
+ *            tree, then the second MIB/2, which goes to the second; both
+ *            check where their slots went. Then, at once, each faults
+ *            back the first half of its MIB/2 (phase "in": zswap loads,
+ *            each in its tree) and, at once again, munmap()s the other
+ *            half (phase "free": ranges of entries erased, each in its
+ *            tree). Prints BENCH <name> in-page and free-slot, ns a page
+ *            or slot, the mean of the two processes
  *   mix      PROCS processes, each in its own memcg with memory.high at
  *            PCT% of its MIB/PROCS (a hard limit OOM-kills such a
  *            thrashing set): a mix of zero, 0x1, half-random and random
@@ -76,6 +99,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -820,6 +844,228 @@ static void run_parallel(size_t pages, enum pattern p, int pct, int mix,
 		fail("a worker failed");
 }
 
+/* contend: see the top of the file. One shared page: the freer's
+ * "freeing now" flag and the end, which the busy one reads. */
+#define CONTEND_CHUNK 16
+#define CONTEND_ROUNDS 8
+
+struct contend {
+	volatile int freeing, done;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fail("sched_setaffinity");
+}
+
+static void contend_busy(struct contend *c, size_t pages)
+{
+	uint64_t t, busy_ns = 0, busy_pages = 0;
+	size_t i = 0, len = CONTEND_CHUNK * PAGE;
+	char *buf = map(pages);
+	int during;
+
+	pin(1);
+	fill(buf, pages, P_ONE);
+	while (!c->done) {
+		during = c->freeing;
+		t = now_us();
+		if (madvise(buf + i * PAGE, len, MADV_PAGEOUT))
+			fail("MADV_PAGEOUT");
+		touch(buf + i * PAGE, CONTEND_CHUNK);
+		t = now_us() - t;
+		if (during && c->freeing) {
+			busy_ns += t * 1000;
+			busy_pages += CONTEND_CHUNK;
+		}
+		i = (i + CONTEND_CHUNK) % pages;
+	}
+	check(buf, pages, P_ONE);
+	if (!busy_pages) {
+		errno = 0;
+		fail("the busy process never ran while the other freed");
+	}
+	printf("BENCH %s busy-page %llu\n", name,
+	       (unsigned long long)(busy_ns / busy_pages));
+}
+
+static void contend_free(struct contend *c, size_t pages)
+{
+	uint64_t t, ns = 0;
+	size_t i;
+	int r;
+	char *buf;
+
+	pin(0);
+	for (r = 0; r < CONTEND_ROUNDS; r++) {
+		buf = map(pages);
+		fill(buf, pages, P_ZERO);
+		if (madvise(buf, pages * PAGE, MADV_PAGEOUT))
+			fail("MADV_PAGEOUT");
+		if (resident(buf, pages) > pages / 16) {
+			errno = 0;
+			fail("zero pages not pushed out");
+		}
+		c->freeing = 1;
+		t = now_us();
+		for (i = 0; i < pages; i += CONTEND_CHUNK)
+			if (munmap(buf + i * PAGE, CONTEND_CHUNK * PAGE))
+				fail("munmap");
+		ns += (now_us() - t) * 1000;
+		c->freeing = 0;
+	}
+	printf("BENCH %s free-slot %llu\n", name,
+	       (unsigned long long)(ns / (pages * CONTEND_ROUNDS)));
+}
+
+static void run_contend(size_t pages)
+{
+	struct contend *c = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t v[NCOUNTERS], t;
+	pid_t busy;
+	int st;
+
+	if (c == MAP_FAILED)
+		fail("mmap");
+	pages -= pages % (2 * CONTEND_CHUNK);
+	begin(v);
+	t = now_us();
+	busy = fork();
+	if (busy < 0)
+		fail("fork");
+	if (!busy) {
+		contend_busy(c, pages / 4);
+		exit(0);
+	}
+	contend_free(c, pages / 2);
+	c->done = 1;
+	if (waitpid(busy, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		errno = 0;
+		fail("the busy process failed");
+	}
+	report("run", now_us() - t, v);
+}
+
+/* neighbours: see the top of the file. */
+#define TREE_PAGES 16384UL	/* a zswap tree's slots, 64 MiB */
+
+struct neighbours {
+	volatile int ready, go, done;
+	uint64_t ns[2][2];	/* [process][phase: in, free] */
+};
+
+/* All of buf's pages swapped out to slots of tree "tree" (0 or 1)? */
+static int in_tree(char *buf, size_t pages, unsigned long tree)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	size_t i, ok = 0;
+	uint64_t e;
+
+	if (fd < 0)
+		fail("open pagemap");
+	for (i = 0; i < pages; i++) {
+		off_t pos = (uintptr_t)(buf + i * PAGE) / PAGE * 8;
+
+		if (pread(fd, &e, 8, pos) != 8)
+			fail("pagemap");
+		/* bit 62: swapped; bits 5-54: the slot's offset */
+		ok += (e >> 62 & 1) &&
+		      ((e >> 5) & ((1ULL << 50) - 1)) / TREE_PAGES == tree;
+	}
+	close(fd);
+	return ok * 100 >= pages * 99;
+}
+
+static void meet(volatile int *count, int n)
+{
+	__atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
+		;
+}
+
+static void neighbour(struct neighbours *nb, int idx, size_t pages)
+{
+	size_t fill_pages = idx ? pages : TREE_PAGES - 1, half = pages / 2;
+	char *buf;
+	uint64_t t;
+
+	pin(idx);
+	/* The second waits for the first to fill the first tree. */
+	while (idx && !__atomic_load_n(&nb->ready, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	buf = map(fill_pages);
+	fill(buf, fill_pages, P_ONE);
+	if (madvise(buf, fill_pages * PAGE, MADV_PAGEOUT))
+		fail("MADV_PAGEOUT");
+	if (!in_tree(buf, pages, idx)) {
+		errno = 0;
+		fail(idx ? "the second process's slots are not in the second tree" :
+			   "the first process's slots are not in the first tree");
+	}
+	if (!idx)
+		__atomic_store_n(&nb->ready, 1, __ATOMIC_SEQ_CST);
+
+	meet(&nb->go, 2);
+	t = now_us();
+	touch(buf, half);
+	nb->ns[idx][0] = (now_us() - t) * 1000 / half;
+	meet(&nb->done, 2);
+	t = now_us();
+	if (munmap(buf + half * PAGE, (pages - half) * PAGE))
+		fail("munmap");
+	nb->ns[idx][1] = (now_us() - t) * 1000 / (pages - half);
+	check(buf, half, P_ONE);
+	munmap(buf, half * PAGE);
+	if (fill_pages > pages)
+		munmap(buf + pages * PAGE, (fill_pages - pages) * PAGE);
+}
+
+static void run_neighbours(size_t pages)
+{
+	struct neighbours *nb = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t v[NCOUNTERS], t;
+	pid_t pid[2];
+	int i, st, bad = 0;
+
+	if (nb == MAP_FAILED)
+		fail("mmap");
+	pages /= 2;
+	if (pages < 2 || pages > TREE_PAGES - 1) {
+		errno = 0;
+		fail("-m: the halves must fit a tree");
+	}
+	begin(v);
+	t = now_us();
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0)
+			fail("fork");
+		if (!pid[i]) {
+			neighbour(nb, i, pages);
+			exit(0);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (waitpid(pid[i], &st, 0) < 0 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			bad = 1;
+	errno = 0;
+	if (bad)
+		fail("a neighbour failed");
+	printf("BENCH %s in-page %llu\n", name,
+	       (unsigned long long)(nb->ns[0][0] + nb->ns[1][0]) / 2);
+	printf("BENCH %s free-slot %llu\n", name,
+	       (unsigned long long)(nb->ns[0][1] + nb->ns[1][1]) / 2);
+	report("run", now_us() - t, v);
+}
+
 int main(int argc, char **argv)
 {
 	const char *driver = "pageout", *pat = "zero";
@@ -837,7 +1083,7 @@ int main(int argc, char **argv)
 		case 'k': k = atoi(optarg); break;
 		case 'l': pct = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|scatter|exit|reject|memcg|par|mix|pfree -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
+			fprintf(stderr, "usage: %s -w NAME -d pageout|unmap|scatter|exit|reject|memcg|par|mix|pfree|contend|neighbours -p zero|one|random|mixed -m MIB [-k PROCS] [-l PCT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -872,6 +1118,10 @@ int main(int argc, char **argv)
 		run_parallel(pages, P_MIX4, pct, 1, k);
 	else if (!strcmp(driver, "pfree"))
 		run_parallel(pages, p, pct, 2, k);
+	else if (!strcmp(driver, "contend"))
+		run_contend(pages);
+	else if (!strcmp(driver, "neighbours"))
+		run_neighbours(pages);
 	else
 		fail("unknown driver");
 	return 0;

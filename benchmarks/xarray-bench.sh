@@ -7,8 +7,10 @@
 # own CPUs: build benchmarks/xarray/zswap_forms.c with the kernel's
 # userspace XArray harness (tools/testing/radix-tree of the base tree,
 # against liburcu) in a scratch folder, run it, and write the report: ns
-# per slot and ratios to mm-stable with their spread
-# (benchmarks/xarray-report.py), and the machine's load while it ran.
+# per slot and ratios to mm-stable with their spread, and of each form with
+# a tree a thread, the trees adjacent, to the same with each tree alone in
+# a cache line (benchmarks/xarray-report.py), and the machine's load while
+# it ran.
 #
 #   benchmarks/xarray-bench.sh [options]
 #     --tree DIR       kernel tree to take the harness and lib/xarray.c
@@ -16,7 +18,10 @@
 #                      else its files (default: the mainline base, from
 #                      ci/1-tree/tree.sh mainline); only ever read
 #     --threads LIST   thread counts (default 1,2); above 1, each count
-#                      runs on one shared tree and on a tree a thread
+#                      runs on one shared tree, on a tree a thread (the
+#                      trees adjacent in one array, as zswap_swapon()
+#                      allocates them) and on a tree a thread each alone
+#                      in a cache line
 #     --sizes LIST     range sizes in slots, powers of two (default 1,16,512)
 #     --reps N         timed repetitions of every form per configuration
 #                      (default 1000), in --rounds runs of each binary

@@ -13,8 +13,12 @@ compared with mm-stable's in the same repetition (the forms ran
 round-robin, so a repetition's forms met the same load), and some pairs
 of forms with each other: the median of those ratios, its 95% confidence
 interval from order statistics (distribution-free), and their 5th and
-95th percentiles. Means are left out: on a loaded machine a repetition
-the scheduler preempted takes ten times as long, and such tails decide a
+95th percentiles. Each form with a tree a thread, the trees adjacent
+("own"), is also compared with the same form with each tree alone in a
+cache line ("padded") in the repetition of the same number: the two
+layouts ran one after the other in every run, so such a pair met nearly
+the same load. Means are left out: on a loaded machine a repetition the
+scheduler preempted takes ten times as long, and such tails decide a
 mean.
 """
 import collections
@@ -62,6 +66,13 @@ FORM_TEXT = {
 PAIRS = [("A1", "A"), ("B", "A"), ("C", "A"), ("D", "A"), ("C", "D"),
          ("walk", "patch")]
 KEY = ("lock", "threads", "trees", "range", "entries")
+# The layouts of the trees (column "trees"), in the report's order, as
+# the report names them.
+TREES = {
+    "same": "one shared tree",
+    "own": "a tree each",
+    "padded": "a tree each, one to a cache line",
+}
 # A repetition in which the threads ran a form together for at least this
 # share of its time counts as overlapped: they could contend.
 OVERLAPPED = 0.5
@@ -135,8 +146,9 @@ def ratio_cell(ratios):
 
 
 def analyse(rows, forms):
-    """Per configuration: {form: [ns/slot per rep]} and {form: [overlap
-    per rep]} (None with one thread), for the forms listed."""
+    """Per configuration: {form: [ns/slot per rep]}, {form: [overlap per
+    rep]} (None with one thread), for the forms listed, and the reps'
+    numbers."""
     cost = collections.defaultdict(lambda: collections.defaultdict(dict))
     spans = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in rows:
@@ -156,20 +168,53 @@ def analyse(rows, forms):
         if key[1] != "1":
             overlap = {f: [overlap_of(spans[key][(i, f)]) for i in reps]
                        for f in forms}
-        out[key] = (series, overlap)
+        out[key] = (series, overlap, reps)
     return out
 
 
 def config_title(key):
     lock, threads, trees, rng, entries = key
     who = "1 thread" if threads == "1" else "%s threads, %s" % (
-        threads, "one shared tree" if trees == "same" else "a tree each")
+        threads, TREES.get(trees, trees))
     return "%s; %s-slot ranges; entries %s" % (who, rng, entries)
 
 
 def order(key):
     lock, threads, trees, rng, entries = key
-    return (lock, int(threads), trees != "same", int(rng), entries != "present")
+    rank = list(TREES).index(trees) if trees in TREES else len(TREES)
+    return (lock, int(threads), rank, int(rng), entries != "present")
+
+
+def ns_cell(v):
+    """ns/slot: two decimals, three figures below 1 (a range with nothing
+    in it costs hundredths of a ns a slot)."""
+    return "%.2f" % v if v >= 1 else "%.3g" % v
+
+
+def layout_rows(res, keys, forms):
+    """Per configuration with its trees adjacent ("own") that also ran
+    with them padded, and per form: own's and padded's median ns/slot,
+    own's over padded's in the repetitions of the same numbers, and those
+    of the repetitions in which the threads overlapped in both."""
+    rows = []
+    for key in keys:
+        pkey = key[:2] + ("padded",) + key[3:]
+        if key[2] != "own" or pkey not in res:
+            continue
+        own, own_ov, own_reps = res[key]
+        pad, pad_ov, pad_reps = res[pkey]
+        io = {r: i for i, r in enumerate(own_reps)}
+        ip = {r: i for i, r in enumerate(pad_reps)}
+        common = sorted(set(io) & set(ip))
+        for f in forms:
+            yo = [own[f][io[r]] for r in common]
+            yp = [pad[f][ip[r]] for r in common]
+            ratios = [a / b for a, b in zip(yo, yp)]
+            both = [j for j, r in enumerate(common)
+                    if own_ov[f][io[r]] >= OVERLAPPED and
+                    pad_ov[f][ip[r]] >= OVERLAPPED]
+            rows.append((key, f, yo, yp, ratios, [ratios[j] for j in both]))
+    return rows
 
 
 def load_line(meta, m):
@@ -248,10 +293,12 @@ def write(out, meta_path, sample_paths):
         L.append("  - lock: %s; RCU: %s" % (b["lock"], b["rcu"]))
         L.append("  - %s repetitions a configuration (%s runs of %s, each "
                  "after %s untimed), %s slots a tree, a struct xarray of %s "
-                 "bytes, threads pinned: %s, %s CPUs online; an entry's "
+                 "bytes%s, threads pinned: %s, %s CPUs online; an entry's "
                  "free: %s"
                  % (nreps, m["rounds"], b["reps"], b["warmup"],
-                    b["tree_slots"], b["sizeof_xarray"], b["pinned"],
+                    b["tree_slots"], b["sizeof_xarray"],
+                    " (padded: %s)" % b["sizeof_padded_tree"]
+                    if "sizeof_padded_tree" in b else "", b["pinned"],
                     b["online_cpus"], b.get("entry_free", "none")))
     notes = [v for k, v in meta if k == "note"]
     if notes:
@@ -287,7 +334,15 @@ def write(out, meta_path, sample_paths):
              "is 16 bytes, four to a cache line, as with the spinning lock "
              "here; the harness's mutex makes it 56), so that two threads "
              "in neighbouring trees share the cache line of their trees' "
-             "locks. A repetition runs every form once, in an order rotated "
+             "locks; `a tree each, one to a cache line` (`padded`): the "
+             "same, but each tree at the start of a 64-byte cache line of "
+             "its own, as if the array's element were a struct holding the "
+             "xarray, aligned with `____cacheline_aligned_in_smp` (x86's "
+             "64 bytes; an Intel CPU's spatial prefetcher still fetches "
+             "the two trees' lines as one 128-byte pair). For each range "
+             "size and entries the layouts run one after the other, `own` "
+             "and `padded` swapping places from one run to the next. A "
+             "repetition runs every form once, in an order rotated "
              "from one repetition to the next; the threads meet at a "
              "spinning barrier before a form and after it, and then, "
              "untimed, check the count of entries freed and that their "
@@ -327,7 +382,7 @@ def write(out, meta_path, sample_paths):
     L.append("| --- | ---: | --- | ---: | --- | ---: | ---: |" +
              " ---: |" * len(others))
     for key in keys:
-        series, overlap = res[key]
+        series, overlap, _ = res[key]
         ref = series[REF]
         nov = "-"
         if overlap:
@@ -354,9 +409,51 @@ def write(out, meta_path, sample_paths):
             L.append("| %s | %s | %s | %s | %s | %s |" % (
                 key[0], key[1], "-" if key[1] == "1" else key[2], key[3],
                 key[4], " | ".join(cells)))
+    lrows = layout_rows(res, keys, forms)
+    if lrows:
+        L.append("")
+        L.append("## Summary: a tree each, adjacent (own) over one to a "
+                 "cache line (padded)")
+        L.append("")
+        L.append("Does giving each tree a cache line of its own make the "
+                 "forms faster when two threads free in neighbouring trees? "
+                 "A form's ns/slot with the trees adjacent over its ns/slot "
+                 "with them padded, in the repetitions of the same number: "
+                 "above 1, padding pays. `own ns/slot` and `padded ns/slot`: "
+                 "medians over the repetitions; `own / padded`: median [95%% "
+                 "CI of the median]. The two layouts ran as consecutive "
+                 "configurations of every run, not within one repetition as "
+                 "the forms do, so a pair met nearly but not exactly the "
+                 "same load, and the CI holds what the load changed between "
+                 "them. The last column takes only the repetitions in which "
+                 "the threads overlapped by at least %s in the form in both "
+                 "layouts: their count and the median ratio there."
+                 % OVERLAPPED)
+        L.append("")
+        L.append("| lock | threads | range | entries | form | own ns/slot | "
+                 "padded ns/slot | own / padded | overlapped: n, "
+                 "own / padded |")
+        L.append("| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | "
+                 "---: |")
+        above = below = 0
+        for key, f, yo, yp, ratios, both in lrows:
+            lo, hi = median_ci(ratios)
+            above += lo is not None and lo > 1
+            below += lo is not None and hi < 1
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %d, %s |"
+                     % (key[0], key[1], key[3], key[4], f,
+                        ns_cell(statistics.median(yo)),
+                        ns_cell(statistics.median(yp)),
+                        ratio_cell(ratios), len(both),
+                        "%.3f" % statistics.median(both) if both else "-"))
+        L.append("")
+        L.append("Of these %d rows the CI lies above 1 (padding faster) in "
+                 "%d, below 1 (padding slower) in %d, and holds 1 in the "
+                 "other %d." % (len(lrows), above, below,
+                                len(lrows) - above - below))
     lock = None
     for key in keys:
-        series, overlap = res[key]
+        series, overlap, _ = res[key]
         if key[0] != lock:
             lock = key[0]
             L.append("")

@@ -25,7 +25,14 @@
  * clusters of its own. "same": all threads free in one tree, so they share
  * its lock and upper nodes; "own": each thread frees the same ranges in a
  * tree of its own, the trees adjacent in one array as zswap_swapon()
- * allocates them.
+ * allocates them, so that neighbouring trees share a cache line and with
+ * it their locks; "padded": as "own", but each tree alone in a cache line,
+ * as if the array's element were a struct holding the xarray, aligned
+ * with ____cacheline_aligned_in_smp. With one thread only "same" runs.
+ * For each range size and entries present or absent the layouts run one
+ * after the other, "own" and "padded" swapping places from one run to the
+ * next (the run: --first-rep / --reps), so that those two, which the
+ * report compares repetition by repetition, meet nearly the same load.
  *
  * One repetition runs every form once, in an order rotated from one
  * repetition to the next; before each form the threads meet at a barrier,
@@ -65,6 +72,11 @@
 #define CLUSTER		512UL	/* SWAPFILE_CLUSTER */
 #define ERASE_BATCH	16	/* ZSWAP_ERASE_BATCH of the v2 design */
 #define MAX_THREADS	64
+/*
+ * x86's L1_CACHE_BYTES, what ____cacheline_aligned_in_smp aligns to (the
+ * harness's tools/include/linux/cache.h says 32).
+ */
+#define CACHE_LINE	64
 
 /*
  * Stands for a struct zswap_entry: one malloc()ed 64-byte object a slot,
@@ -371,11 +383,28 @@ static const struct form {
 };
 #define NR_FORMS ((int)(sizeof(forms) / sizeof(forms[0])))
 
+enum layout { LAYOUT_SAME, LAYOUT_OWN, LAYOUT_PADDED };
+
+static const char *const layout_name[] = {
+	[LAYOUT_SAME] = "same",
+	[LAYOUT_OWN] = "own",
+	[LAYOUT_PADDED] = "padded",
+};
+#define NR_LAYOUTS ((int)(sizeof(layout_name) / sizeof(layout_name[0])))
+
+/*
+ * An element of the "padded" layout's array of trees: the tree and the
+ * rest of its cache line, which nothing else uses.
+ */
+struct padded_tree {
+	struct xarray xa;
+} __aligned(CACHE_LINE);
+
 struct config {
 	unsigned int range;	/* slots a range */
 	int present;		/* entries at the ranges' slots */
 	int threads;
-	int same;		/* one tree for all threads */
+	enum layout layout;	/* one tree for all threads, or where each is */
 };
 
 struct worker {
@@ -584,11 +613,13 @@ static void *work(void *arg)
 
 static void run_config(const struct config *cfg, const char *lock)
 {
-	int ntrees = cfg->same ? 1 : cfg->threads;
+	int same = cfg->layout == LAYOUT_SAME;
+	int ntrees = same ? 1 : cfg->threads;
+	struct xarray *trees[MAX_THREADS];
 	struct worker w[MAX_THREADS];
-	struct xarray *trees;
 	unsigned long i;
-	size_t size;
+	size_t stride, size;
+	void *array;
 	int t, r, f;
 
 	/*
@@ -597,15 +628,20 @@ static void run_config(const struct config *cfg, const char *lock)
 	 * size class (32 bytes and up), so the kernel's first two 16-byte
 	 * trees always share a line. calloc() aligns to 16 only, and where
 	 * the trees fell then varied from configuration to configuration.
+	 * "padded" spaces them a cache line apart; the array, rounded up to
+	 * whole lines, shares none of them with other data in either layout.
 	 */
-	size = (ntrees * sizeof(*trees) + 63) / 64 * 64;
-	trees = aligned_alloc(64, size);
-	if (!trees)
+	stride = cfg->layout == LAYOUT_PADDED ? sizeof(struct padded_tree) :
+		 sizeof(struct xarray);
+	size = (ntrees * stride + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	array = aligned_alloc(CACHE_LINE, size);
+	if (!array)
 		die("%s", "out of memory");
-	memset(trees, 0, size);
+	memset(array, 0, size);
 	for (t = 0; t < ntrees; t++) {
-		xa_init(&trees[t]);
-		fill_tree(cfg, &trees[t], cfg->same ? -1 : t);
+		trees[t] = (struct xarray *)((char *)array + t * stride);
+		xa_init(trees[t]);
+		fill_tree(cfg, trees[t], same ? -1 : t);
 	}
 	barrier.count = 0;
 	barrier.sense = 0;
@@ -613,7 +649,7 @@ static void run_config(const struct config *cfg, const char *lock)
 	for (t = 0; t < cfg->threads; t++) {
 		w[t].id = t;
 		w[t].cfg = cfg;
-		w[t].tree = &trees[cfg->same ? 0 : t];
+		w[t].tree = trees[same ? 0 : t];
 		w[t].first = malloc(TREE_SLOTS / cfg->range * sizeof(long));
 		w[t].ns = calloc((size_t)reps * NR_FORMS, sizeof(long long));
 		w[t].start = calloc((size_t)reps * NR_FORMS, sizeof(long long));
@@ -634,15 +670,15 @@ static void run_config(const struct config *cfg, const char *lock)
 		pthread_join(w[t].thread, NULL);
 
 	for (t = 0; t < ntrees; t++) {
-		check_tree(cfg, &trees[t]);
-		xa_destroy(&trees[t]);
+		check_tree(cfg, trees[t]);
+		xa_destroy(trees[t]);
 	}
 	for (r = 0; r < reps; r++)
 		for (f = 0; f < NR_FORMS; f++)
 			for (t = 0; t < cfg->threads; t++)
 				printf("%s\t%d\t%s\t%u\t%s\t%d\t%s\t%d\t%lu\t%lld\t%lld\n",
 				       lock, cfg->threads,
-				       cfg->same ? "same" : "own", cfg->range,
+				       layout_name[cfg->layout], cfg->range,
 				       cfg->present ? "present" : "absent",
 				       first_rep + r, forms[f].name, t,
 				       (unsigned long)w[t].nr_ranges * cfg->range,
@@ -656,7 +692,7 @@ static void run_config(const struct config *cfg, const char *lock)
 	}
 	/* Let call_rcu() free the nodes before the next configuration. */
 	rcu_barrier();
-	free(trees);
+	free(array);
 }
 
 static int parse_list(const char *s, int *out, int max, long lo, long hi)
@@ -690,7 +726,7 @@ int main(int argc, char **argv)
 	int threads[16] = { 1, 2 }, nthreads = 2;
 	int sizes[16] = { 1, 16, 512 }, nsizes = 3;
 	const char *lock = ZS_LOCK;
-	int c, i, s, p, same;
+	int c, i, s, p, l, run;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -752,20 +788,25 @@ int main(int argc, char **argv)
 	printf("# entry_free\tfree() of a malloc()ed %zu-byte object\n",
 	       sizeof(struct zs_entry));
 	printf("# sizeof_xarray\t%zu\n", sizeof(struct xarray));
+	printf("# sizeof_padded_tree\t%zu\n", sizeof(struct padded_tree));
 	printf("lock\tthreads\ttrees\trange\tentries\trep\tform\tthread\tslots\tns\tstart_ns\n");
 	fflush(stdout);
 
+	run = first_rep / reps;
 	for (i = 0; i < nthreads; i++)
-		for (same = 1; same >= (threads[i] > 1 ? 0 : 1); same--)
-			for (s = 0; s < nsizes; s++)
-				for (p = 1; p >= 0; p--) {
+		for (s = 0; s < nsizes; s++)
+			for (p = 1; p >= 0; p--)
+				for (l = 0; l < (threads[i] > 1 ? NR_LAYOUTS : 1); l++) {
 					struct config cfg = {
 						.range = sizes[s], .present = p,
-						.threads = threads[i], .same = same,
+						.threads = threads[i],
+						.layout = l == 0 ? LAYOUT_SAME :
+							  (l + run) % 2 ? LAYOUT_OWN :
+							  LAYOUT_PADDED,
 					};
 
 					fprintf(stderr, "zswap_forms: %d thread(s), %s tree, %d-slot ranges, entries %s\n",
-						cfg.threads, same ? "same" : "own",
+						cfg.threads, layout_name[cfg.layout],
 						cfg.range, p ? "present" : "absent");
 					run_config(&cfg, lock);
 				}

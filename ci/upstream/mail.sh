@@ -440,14 +440,18 @@ wt=$work/tree
 mapfile -t dirs < <(dirs_of "${patches[@]}" "${oldp[@]}")
 sparse_clone "$tree" "$wt" include scripts "${dirs[@]}"
 # A series cut against files of the mm tree it keeps (mm-tree/: the
-# kselftests) goes on those, as a commit of the scratch clone that its
-# zs-base then names: the patches mailed are the text cut there.
-if [ -d "$sdir/mm-tree" ]; then
-	cp -r "$sdir/mm-tree/." "$wt/"
-	mapfile -t mmf < <(cd "$sdir/mm-tree" && find . -type f | sed 's|^\./||')
+# kselftests; the mainline series, those of patches/mm-stable/) goes on
+# those, as a commit of the scratch clone that its zs-base then names: the
+# patches mailed are the text cut there, with the mm tree's index lines.
+mmdir=$sdir/mm-tree
+[ "$(realpath "$sdir")" != "$REPO_DIR/patches/mainline" ] ||
+	mmdir=$REPO_DIR/patches/mm-stable/mm-tree
+if [ -d "$mmdir" ]; then
+	cp -r "$mmdir/." "$wt/"
+	mapfile -t mmf < <(cd "$mmdir" && find . -type f | sed 's|^\./||')
 	git -C "$wt" add -f -- "${mmf[@]}"
 	git -C "$wt" -c user.name=zswap-series -c user.email=ci@localhost \
-		commit -q -m "the mm tree's files of $sdir/mm-tree"
+		commit -q -m "the mm tree's files of $mmdir"
 	git -C "$wt" tag -f zs-base >/dev/null
 fi
 base_commit=$(git -C "$wt" rev-parse 'zs-base^{commit}')
@@ -531,9 +535,9 @@ changes_at=$(grep -n -i -m1 '^changes in v[0-9]*:' "$cover" | cut -d: -f1 || tru
 		    subj = re.sub(r'^\[PATCH[^]]*\] ', '', subj)
 		    body = re.sub(r'\s+', ' ', msg.get_payload())
 		    cid = re.search(r'\(([0-9a-f]{12}) in mm-stable', body)
-		    if not cid:
-		        sys.exit(f'{path}: its message names no "(<id> in mm-stable"')
-		    print(f'  {cid.group(1)} ("{subj}")')
+		    # A stand-in for the rest of a file names no commit.
+		    if cid:
+		        print(f'  {cid.group(1)} ("{subj}")')
 		PY
 		read -r bc bcwhere < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
 			"$REPO_DIR/patches/mm-stable/base-commit")

@@ -2,7 +2,7 @@
 /*
  * Freeing swap slots that hold no zswap entry must not take zswap's tree
  * lock, even when the tree holds entries of other slots: the search
- * without the lock of the mainline patch returns before it, where the
+ * without the lock of the mainline series (2/2) returns before it, where the
  * per-slot loop it replaces took the lock for every slot.
  *
  * A region of blocks of 64 pages, each a page of 0x01 (zswap stores it)
