@@ -63,17 +63,12 @@ static int lock_stat_clear(void)
 #define LF_NEEDS (ZSW_NEED_ROOT | ZSW_NEED_SWAP | ZSW_NEED_STATS | \
 		  ZSW_NEED_ZSWAP_ON | ZSW_NEED_PAGEOUT)
 
-/*
- * Before v6.12 zswap keeps zero-filled pages itself, as same-filled
- * entries (its same_filled_pages_enabled parameter): no slot of a block
- * is then without an entry, and neither test can be set up.
- */
-#define LF_SAME_FILLED ZSW_PARAMS "/same_filled_pages_enabled"
+/* Where zswap keeps zero-filled pages, neither test can be set up */
 #define LF_SKIP_SAME_FILLED()						\
 	do {								\
-		if (!access(LF_SAME_FILLED, F_OK))			\
+		if (zsw_keeps_zero_pages())				\
 			SKIP(return, "zswap stores zero-filled pages here (%s): no freed slot is without an entry", \
-			     LF_SAME_FILLED);				\
+			     ZSW_SAME_FILLED);				\
 	} while (0)
 
 /*

@@ -28,7 +28,6 @@
 #define RE_CLUSTER	512	/* SWAPFILE_CLUSTER, as x86-64 has it */
 #define RE_NEEDS	(ZSW_NEED_ROOT | ZSW_NEED_SWAP | ZSW_NEED_STATS | \
 			 ZSW_NEED_ZSWAP_ON | ZSW_NEED_PAGEOUT)
-#define RE_SAME_FILLED	ZSW_PARAMS "/same_filled_pages_enabled"
 
 FIXTURE(range_edges) {
 	char *buf;
@@ -125,9 +124,9 @@ TEST_F(range_edges, every_entry_erased)
 
 	if (!zsw_require(_metadata, RE_NEEDS))
 		return;
-	if (!access(RE_SAME_FILLED, F_OK))
+	if (zsw_keeps_zero_pages())
 		SKIP(return, "zswap stores zero-filled pages here (%s): a block's entries cannot be placed",
-		     RE_SAME_FILLED);
+		     ZSW_SAME_FILLED);
 	pages = self->blocks * RE_BLOCK;
 	if (!zsw_require_free_swap(_metadata, pages))
 		return;

@@ -776,6 +776,18 @@ static inline bool zsw_within(const struct zsw_counters *base,
 }
 
 /*
+ * Before v6.12 zswap keeps zero-filled pages itself, as same-filled
+ * entries (its same_filled_pages_enabled parameter): a test that needs
+ * freed slots without an entry cannot set them up there.
+ */
+#define ZSW_SAME_FILLED		ZSW_PARAMS "/same_filled_pages_enabled"
+
+static inline bool zsw_keeps_zero_pages(void)
+{
+	return !access(ZSW_SAME_FILLED, F_OK);
+}
+
+/*
  * Assert that zswap stored_pages and swap used come back to within
  * tolerance of @base, polling for up to ZSWAP_SETTLE_MS (2 s).
  */
