@@ -2,36 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check the CI files for other machines against this repository.
 
-  check-workflows.py [--results BASE=RUN ...]
-
-.github/workflows/series.yml: its plan job is run here (with a scratch
-$GITHUB_OUTPUT) and must give one cell per point of each series; the point
-job must take its matrix from it and run ci/jobs/run-series.sh with options
-the script knows. .gitlab-ci.yml: its parallel:matrix must list the same
-cells. Both: the point job's time limit must cover the worst case of the
-longest cell, computed from the boot limits of ci/6-boot/boot.sh,
-ci/jobs/run-series.sh and ci/6-boot/probe-accel.sh and the boots and builds
-a cell makes; the ccache key must restore older caches rather than start
-one per commit; the upload must take every file of a run that a reader
-needs (quilt.log included). With --results (a finished
-ci/jobs/run-series.sh run of that base), each CI's artifact upload and
-table job are replayed: the run is cut into one artifact per point with
-the upload paths, laid out as the CI's download would, and the table job's
-own script must give the rows of the run itself (on GitHub, also in the
-job summary).
-Needs PyYAML (Debian: python3-yaml).
-
-Why not actionlint alone: actionlint checks a workflow's syntax,
-expressions and shell steps, not what this checks (that the matrix is the
-series' points, the time limit the boots', the artifacts what the table
-job reads), nor .gitlab-ci.yml; and it is no Debian 12 package. Where it
-is installed it can run beside this.
+.github/workflows/series.yml, and .gitlab-ci.yml with the child pipeline
+that its plan job writes (ci/services/matrix.sh --gitlab, run here): a
+check job runs ci/check before the cells, which are the points of each
+series of ci/bases (GitHub's plan step is run here); both point jobs run
+ci/jobs/run-series.sh alike, with options it knows, within a time limit
+that covers the worst case of the longest cell (from the boot limits of
+the scripts and the boots and builds a cell makes); the ccache key
+restores older caches, and the folder cached is the CCACHE_DIR the job
+sets; the upload takes every file a reader needs; the table job gives
+ci/services/table.sh the point jobs' folders where the download puts
+them. Syntax, expressions and shell steps are actionlint's (ci/check runs
+it where installed). Needs PyYAML (Debian: python3-yaml).
 """
 import fnmatch
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,18 +42,25 @@ def bad(msg):
     print(f"  not ok: {msg}")
 
 
+def matrix(*args):
+    return subprocess.run(["bash", os.path.join(REPO, "ci", "services",
+                                                "matrix.sh"), *args],
+                          capture_output=True, text=True, check=True).stdout
+
+
 def series_cells():
     """(base, point) for every point of each series: ci/services/matrix.sh
-    --list, which reads the series files as ci/jobs/run-series.sh does."""
-    out = subprocess.run(["bash", os.path.join(REPO, "ci", "services",
-                                               "matrix.sh"), "--list"],
-                         capture_output=True, text=True, check=True).stdout
-    return [(b, int(k)) for b, k in (ln.split() for ln in out.splitlines())]
-
-
-def run_script(script, cwd, env=None):
-    return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+    --list, which reads the series files as ci/jobs/run-series.sh does;
+    its bases must be those of ci/bases."""
+    cells = [(b, int(k)) for b, k in (ln.split() for ln in
+                                      matrix("--list").splitlines())]
+    with open(os.path.join(REPO, "ci", "bases")) as f:
+        names = [ln.split()[0] for ln in f if ln.strip() and
+                 not ln.startswith("#")]
+    if list(dict.fromkeys(b for b, _ in cells)) != names:
+        bad(f"ci/services/matrix.sh --list gives the bases "
+            f"{sorted({b for b, _ in cells})}, ci/bases names {names}")
+    return cells
 
 
 def run_series_options():
@@ -76,12 +70,12 @@ def run_series_options():
     return set(re.findall(r"--[a-z]+", out))
 
 
-def run_series_calls(script):
-    """The arguments of each ci/jobs/run-series.sh call in a script: the
+def calls(text, script):
+    """The arguments of each call of a ci/ script in a job's shell: the
     rest of its command, up to a command separator or the end of a quoted
     script (the GitHub job's call is inside docker run's bash -c '...')."""
-    script = script.replace("\\\n", " ")
-    return re.findall(r"ci/jobs/run-series\.sh([^;&|'\n]*)", script)
+    return [" ".join(a.split()) for a in re.findall(
+        rf"{re.escape(script)}([^;&|'\n]*)", text.replace("\\\n", " "))]
 
 
 def check_commands(where, script):
@@ -89,14 +83,10 @@ def check_commands(where, script):
     for path in re.findall(r"\b(ci/[\w./-]+)", script):
         if not os.path.isfile(os.path.join(REPO, path)):
             bad(f"{where} runs {path}, which does not exist")
-    calls = run_series_calls(script)
-    if calls:
-        known = run_series_options()
-        for args in calls:
-            for opt in re.findall(r"(?<![\w-])--[a-z]+", args):
-                if opt not in known:
-                    bad(f"{where} passes {opt}, unknown to "
-                        f"ci/jobs/run-series.sh")
+    for args in calls(script, "ci/jobs/run-series.sh"):
+        for opt in sorted(set(re.findall(r"(?<![\w-])--[a-z]+", args)) -
+                          run_series_options()):
+            bad(f"{where} passes {opt}, unknown to ci/jobs/run-series.sh")
 
 
 # What a cell spends outside its boots has no limit in the scripts; these
@@ -226,15 +216,9 @@ def check_limit(name, limit, args, hosted):
 
 def gitlab_minutes(text):
     """GitLab's duration strings ("6h", "1h 30m", "90 minutes"), or None."""
-    units = {}
-    for minutes, names in ((60, "h hr hrs hour hours"),
-                           (1, "m min mins minute minutes"),
-                           (1 / 60, "s sec secs second seconds")):
-        units.update(dict.fromkeys(names.split(), minutes))
-    text = str(text).lower()
-    words = re.findall(r"(\d+)\s*([a-z]+)", text)
-    rest = re.sub(r"(\d+)\s*([a-z]+)|\band\b|[\s,]", "", text)
-    if not words or rest or any(u not in units for _, u in words):
+    units = {"h": 60, "m": 1, "s": 1 / 60}
+    words = re.findall(r"(\d+)\s*([hms])[a-z]*", str(text).lower())
+    if not words or re.sub(r"\d+\s*[a-z]+|\band\b|[\s,]", "", str(text)):
         return None
     return sum(int(n) * units[u] for n, u in words)
 
@@ -288,122 +272,30 @@ def check_upload(name, includes, excludes):
         print(f"  {name}: the upload takes every log, KTAP and result file")
 
 
-def github_upload(jobs):
-    steps = [s for s in jobs["point"]["steps"]
-             if str(s.get("uses", "")).startswith("actions/upload-artifact")]
-    lines = steps[0]["with"]["path"].split() if steps else []
-    return ([p for p in lines if not p.startswith("!")],
-            [p[1:] for p in lines if p.startswith("!")])
-
-
-def gitlab_upload(ci):
-    art = ci["point"].get("artifacts", {})
-    return art.get("paths", []), art.get("exclude", [])
-
-
 PER_COMMIT = ("github.sha", "github.run_id", "github.run_number",
               "CI_COMMIT_SHA", "CI_PIPELINE_ID", "CI_JOB_ID")
 
 
-def check_cache(name, key, fallbacks):
+def check_cache(name, key, fallbacks, paths, ccache_dir, ref):
     """A key per commit or run stores a new cache every time and restores
-    only an exact match: older caches must be what a run starts from."""
+    only an exact match: older caches must be what a run starts from. The
+    folder cached must be the CCACHE_DIR the job sets (ref, its name in
+    the file): ci/lib.sh's own default is a name it may change."""
     if any(v in str(key) for v in PER_COMMIT):
         bad(f"{name}: the ccache key {key!r} changes with every commit or run")
     if not fallbacks:
         bad(f"{name}: the ccache has no restore or fallback keys, so a new "
             f"key starts from an empty cache")
+    if not ccache_dir or paths != [ref]:
+        bad(f"{name}: caches {paths}, not the CCACHE_DIR it sets "
+            f"({ccache_dir!r}) alone")
 
 
-def check_github(want):
-    print("# .github/workflows/series.yml")
-    with open(GITHUB) as f:
-        wf = yaml.safe_load(f)
-    jobs = wf["jobs"]
-    plan = [s["run"] for s in jobs["plan"]["steps"] if "run" in s]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "output")
-        open(out, "w").close()
-        env = dict(os.environ, GITHUB_OUTPUT=out)
-        for script in plan:
-            r = run_script(script, REPO, env)
-            if r.returncode:
-                bad(f"plan step failed: {script!r}: {r.stderr.strip()}")
-        with open(out) as f:
-            outputs = dict(ln.rstrip("\n").split("=", 1) for ln in f if "=" in ln)
-    try:
-        include = json.loads(outputs.get("matrix", ""))["include"]
-        got = [(c["base"], int(c["point"])) for c in include]
-    except (ValueError, KeyError, TypeError) as e:
-        bad(f"plan job gives no matrix JSON ({e})")
-        got = []
-    if got != want:
-        bad(f"plan job's cells {got} are not the series' points {want}")
-    # Least privilege: a token that can only read, for every job; and a
-    # newer run of the same ref cancels the older one.
-    perms = [wf.get("permissions")] + [j.get("permissions")
-                                       for j in jobs.values()]
-    if wf.get("permissions") is None or "write" in str(perms):
-        bad(f"permissions {perms}: the workflow must only read")
-    if not (wf.get("concurrency") or {}).get("cancel-in-progress"):
-        bad("no concurrency group that cancels a superseded run")
-    point = jobs["point"]
-    if point.get("needs") != "plan" or \
-            "fromJSON(needs.plan.outputs.matrix)" not in \
-            str(point["strategy"]["matrix"]):
-        bad("point job does not take its matrix from the plan job")
-    runs = [s["run"] for s in point["steps"] if "run" in s]
-    for script in runs:
-        check_commands("point job", script)
-    for s in jobs["table"]["steps"]:
-        if "run" in s:
-            check_commands("table job", s["run"])
-    print(f"  {len(got)} cells")
-    # GitHub's default when timeout-minutes is left out is 360.
-    limit = int(point.get("timeout-minutes", HOSTED_MAX_MIN))
-    hosted = str(point.get("runs-on", "")).startswith(
-        ("ubuntu-", "windows-", "macos-"))
-    check_limit("point job", limit, " ".join(
-        a for r in runs for a in run_series_calls(r)), hosted)
-    caches = [s["with"] for s in point["steps"] if re.match(
-        r"actions/cache(/restore)?@", str(s.get("uses", "")))]
-    if not caches:
-        bad("point job: no ccache")
-    for c in caches:
-        check_cache("point job", c.get("key"), c.get("restore-keys"))
-    check_upload("point job", *github_upload(jobs))
-
-
-def gitlab_cells(job):
-    cells = []
-    for entry in job["parallel"]["matrix"]:
-        bases = entry["BASE"] if isinstance(entry["BASE"], list) else [entry["BASE"]]
-        points = entry["POINT"] if isinstance(entry["POINT"], list) else [entry["POINT"]]
-        cells += [(b, int(p)) for b in bases for p in points]
-    return cells
-
-
-def check_gitlab(want):
-    print("# .gitlab-ci.yml")
-    with open(GITLAB) as f:
-        ci = yaml.safe_load(f)
-    got = gitlab_cells(ci["point"])
-    if got != want:
-        bad(f"parallel:matrix {got} is not the series' points {want}")
-    script = "\n".join(ci["point"]["script"])
-    check_commands("point job", script)
-    check_commands("table job", "\n".join(ci["table"]["script"]))
-    print(f"  {len(got)} cells")
-    limit = gitlab_minutes(ci["point"].get("timeout", ""))
-    if limit is None:
-        bad(f"point job: timeout {ci['point'].get('timeout')!r} is no "
-            f"duration (without one, the project's, 1 hour by default)")
-    else:
-        check_limit("point job", limit, " ".join(run_series_calls(script)),
-                    False)
-    cache = ci["point"].get("cache", {})
-    check_cache("point job", cache.get("key"), cache.get("fallback_keys"))
-    check_upload("point job", *gitlab_upload(ci))
+def scripts(job):
+    """A job's shell: GitHub's run: steps, GitLab's script: lines."""
+    if "steps" in job:
+        return "\n".join(s["run"] for s in job["steps"] if "run" in s)
+    return "\n".join(str(x) for x in job.get("script", []))
 
 
 def literal_prefix(pattern):
@@ -417,124 +309,145 @@ def literal_prefix(pattern):
     return "/".join(parts)
 
 
-def split_run(run, cell, includes, excludes, dest):
-    """Copy what the upload paths take of one point's run into dest, as
-    results/<cell>/... ; return the files copied."""
-    k = int(cell.rsplit("-", 1)[1])
-    files = []
-    for root, _, names in os.walk(run):
-        for name in names:
-            sub = os.path.relpath(os.path.join(root, name), run)
-            top = sub.split(os.sep)[0]
-            # a CI cell ran this point only: the run's own files (header,
-            # quilt.log, image/) and this point's folders
-            if re.match(r"\d\d-", top) and not top.startswith(f"{k:02d}-"):
-                continue
-            if not uploaded(f"results/{cell}/{sub}", includes, excludes):
-                continue
-            dst = os.path.join(dest, "results", cell, sub)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy(os.path.join(root, name), dst)
-            files.append(sub)
-    return files
+def check_service(name, ci, want):
+    """What both services must do alike. ci: the check, point (its
+    extends resolved) and table jobs, the cells, the point job's time
+    limit, its cache and upload, and where the download puts a cell."""
+    print(f"  {len(ci['cells'])} cells")
+    if ci["cells"] != want:
+        bad(f"{name}: the cells {ci['cells']} are not the series' points "
+            f"{want}")
+    if not calls(scripts(ci["check"]), "ci/check"):
+        bad(f"{name}: the check job does not run ci/check")
+    for job in ("check", "point", "table"):
+        check_commands(f"{name} {job} job", scripts(ci[job]))
+    if ci["limit"] is None:
+        bad(f"{name} point job: its timeout is no duration")
+    else:
+        check_limit(f"{name} point job", ci["limit"], " ".join(
+            calls(scripts(ci["point"]), "ci/jobs/run-series.sh")),
+            ci["hosted"])
+    check_cache(f"{name} point job", *ci["cache"])
+    check_upload(f"{name} point job", *ci["upload"])
+    # ci/services/table.sh takes the cells' folders, each named BASE-K.
+    args = " ".join(calls(scripts(ci["table"]), "ci/services/table.sh"))
+    if not any(glob_parts(ci["cell"].split("/"), a.strip("/").split("/"))
+               for a in args.split()):
+        bad(f"{name}: the table job's ci/services/table.sh {args!r} misses "
+            f"{ci['cell']}, a point job's folder as the download lays it")
 
 
-def rows(run):
-    with open(os.path.join(run, "summary.json")) as f:
-        return [(r["point"], r["config"], r["green"]) for r in json.load(f)]
-
-
-def replay(name, upload, table_script, layout, runs):
-    """Cut each run into per-point artifacts, lay them out as the CI's
-    download does, run the table job's script, compare its rows (and,
-    on GitHub, the job summary it writes)."""
-    includes, excludes = upload
+def github():
+    """.github/workflows/series.yml, its plan step run here."""
+    with open(GITHUB) as f:
+        wf = yaml.safe_load(f)
+    jobs = wf["jobs"]
     with tempfile.TemporaryDirectory() as tmp:
-        # a checkout, as the table job has: the repository's files, no results
-        for entry in os.listdir(REPO):
-            if entry not in ("results", ".git"):
-                os.symlink(os.path.join(REPO, entry), os.path.join(tmp, entry))
-        want = {}
-        for base, run in runs.items():
-            if not os.path.exists(os.path.join(run, "summary.json")):
-                # its series stage failed before the end: nothing to cut
-                bad(f"{name}: {run} has no summary.json to replay")
-                continue
-            ref = os.path.join(tmp, "ref-" + base)
-            shutil.copytree(run, ref, ignore=shutil.ignore_patterns(
-                "image", "*.img", "bzImage*"))
-            subprocess.run([sys.executable,
-                            os.path.join(REPO, "ci", "7-verdict", "verdict.py"),
-                            "table", ref], capture_output=True)
-            want[base] = rows(ref)
-            points = sorted({int(d[:2]) for d in os.listdir(run)
-                             if re.match(r"\d\d-", d)})
-            for k in points:
-                cell = f"{base}-{k}"
-                stage = os.path.join(tmp, "stage-" + cell)
-                files = split_run(run, cell, includes, excludes, stage)
-                if not any(f.endswith("result.json") for f in files):
-                    bad(f"{name}: the upload of {cell} has no result.json")
-                layout(stage, cell, tmp, includes)
-        summary = os.path.join(tmp, "step-summary.md")
-        open(summary, "w").close()
-        r = run_script(table_script, tmp,
-                       dict(os.environ, GITHUB_STEP_SUMMARY=summary))
-        with open(summary) as f:
-            shown = f.read()
-        for base in want:
-            got_dir = os.path.join(tmp, "all", base)
-            got = rows(got_dir) if os.path.exists(
-                os.path.join(got_dir, "summary.json")) else []
-            if got != want[base]:
-                bad(f"{name}: the table job gives {got} for {base}, "
-                    f"the run itself {want[base]} ({r.stderr.strip()[-300:]})")
-            else:
-                print(f"  {name}: the table job over the artifacts of {base} "
-                      f"gives the run's {len(got)} rows")
-            if "$GITHUB_STEP_SUMMARY" in table_script:
-                with open(os.path.join(got_dir, "summary.md")) as f:
-                    if f.read() not in shown:
-                        bad(f"{name}: the job summary lacks the table of {base}")
-
-
-def github_layout(stage, cell, tmp, includes):
-    # download-artifact puts artifact <name> under artifacts/<name>/, its
+        out = os.path.join(tmp, "output")
+        open(out, "w").close()
+        r = subprocess.run(["bash", "-e", "-c", scripts(jobs["plan"])],
+                           cwd=REPO, env=dict(os.environ, GITHUB_OUTPUT=out),
+                           capture_output=True, text=True)
+        if r.returncode:
+            bad(f"GitHub: the plan step failed: {r.stderr.strip()}")
+        with open(out) as f:
+            outputs = dict(ln.rstrip("\n").split("=", 1) for ln in f if "=" in ln)
+    try:
+        cells = [(c["base"], int(c["point"])) for c in
+                 json.loads(outputs.get("matrix", ""))["include"]]
+    except (ValueError, KeyError, TypeError) as e:
+        bad(f"GitHub: the plan job gives no matrix JSON ({e})")
+        cells = []
+    # Least privilege: a token that can only read, for every job; and a
+    # newer run of the same ref cancels the older one.
+    perms = [wf.get("permissions")] + [j.get("permissions")
+                                       for j in jobs.values()]
+    if wf.get("permissions") is None or "write" in str(perms):
+        bad(f"GitHub: permissions {perms}: the workflow must only read")
+    if not (wf.get("concurrency") or {}).get("cancel-in-progress"):
+        bad("GitHub: no concurrency group that cancels a superseded run")
+    point = jobs["point"]
+    if jobs["plan"].get("needs") != "check" or point.get("needs") != "plan" \
+            or "fromJSON(needs.plan.outputs.matrix)" not in \
+            str(point["strategy"]["matrix"]):
+        bad("GitHub: the point job does not take its matrix from a plan job "
+            "that waits for the check job")
+    # The runner's ccache is the container's: the job's CCACHE_DIR, passed.
+    env = dict(wf.get("env") or {}, **(point.get("env") or {}))
+    if not re.search(r"--env CCACHE_DIR\b", scripts(point)):
+        bad("GitHub point job: docker run is not given CCACHE_DIR")
+    caches = [s["with"] for s in point["steps"] if re.match(
+        r"actions/cache(/restore|/save)?@", str(s.get("uses", "")))] or [{}]
+    upload, = [s["with"] for s in point["steps"] if str(
+        s.get("uses", "")).startswith("actions/upload-artifact")] or [{}]
+    paths = str(upload.get("path", "")).split()
+    includes = [p for p in paths if not p.startswith("!")]
+    # download-artifact puts artifact <name> under <path>/<name>/, its
     # files relative to the upload's root, the common prefix of the paths.
-    root = os.path.commonpath([literal_prefix(p) for p in includes])
-    shutil.copytree(os.path.join(stage, root),
-                    os.path.join(tmp, "artifacts", "results-" + cell),
-                    dirs_exist_ok=True)
+    down, = [s["with"] for s in jobs["table"]["steps"] if str(
+        s.get("uses", "")).startswith("actions/download-artifact")] or [{}]
+    root = os.path.commonpath([literal_prefix(p) for p in includes] or [""])
+    name = str(upload.get("name")).replace("${{ matrix.base }}", "mainline")
+    return dict(
+        check=jobs["check"], point=point, table=jobs["table"], cells=cells,
+        # GitHub's default when timeout-minutes is left out is 360.
+        limit=int(point.get("timeout-minutes", HOSTED_MAX_MIN)),
+        hosted=str(point.get("runs-on", "")).startswith(
+            ("ubuntu-", "windows-", "macos-")),
+        cache=(caches[0].get("key"), caches[0].get("restore-keys"),
+               sorted({str(c.get("path")) for c in caches}),
+               env.get("CCACHE_DIR"), "${{ env.CCACHE_DIR }}"),
+        upload=(includes, [p[1:] for p in paths if p.startswith("!")]),
+        cell=os.path.join(down.get("path", "."), name.replace(
+            "${{ matrix.point }}", "3"), os.path.relpath(
+                "results/mainline-3", root)))
 
 
-def gitlab_layout(stage, cell, tmp, includes):
-    # GitLab restores artifacts at their paths in the project folder.
-    shutil.copytree(stage, tmp, dirs_exist_ok=True, symlinks=True)
+def gitlab():
+    """.gitlab-ci.yml and the child pipeline its plan job writes, made
+    here as that job makes it."""
+    with open(GITLAB) as f:
+        ci = yaml.safe_load(f)
+    plan, trigger = ci["plan"], ci["points"].get("trigger", {})
+    made = re.findall(r"ci/services/matrix\.sh --gitlab\s*>\s*(\S+)",
+                      scripts(plan)) or [None]
+    if plan.get("needs") != ["check"] or trigger.get("strategy") != \
+            "depend" or made[0] not in plan.get("artifacts", {}).get(
+                "paths", []) or trigger.get("include") != [
+                {"artifact": made[0], "job": "plan"}]:
+        bad("GitLab: the points job does not run, as a child pipeline it "
+            "waits for, what the plan job writes with "
+            "ci/services/matrix.sh --gitlab after the check job")
+    child = yaml.safe_load(matrix("--gitlab"))
+    point = dict(child[child["point"]["extends"]], **child["point"])
+    cache, art = point.get("cache", {}), point.get("artifacts", {})
+    return dict(
+        check=ci["check"], point=point, table=child["table"],
+        cells=[(m["BASE"], int(p)) for m in point["parallel"]["matrix"]
+               for p in m["POINT"]],
+        limit=gitlab_minutes(point.get("timeout", "")), hosted=False,
+        cache=(cache.get("key"), cache.get("fallback_keys"),
+               cache.get("paths"), child.get("variables", {}).get(
+                   "CCACHE_DIR"), "$CCACHE_DIR"),
+        upload=(art.get("paths", []), art.get("exclude", [])),
+        # GitLab restores artifacts at their paths in the project folder.
+        cell="results/mainline-3")
 
 
 def main():
-    args = sys.argv[1:]
-    runs = {}
-    while args:
-        if args[0] != "--results" or len(args) < 2 or "=" not in args[1]:
-            sys.exit(__doc__)
-        base, run = args[1].split("=", 1)
-        runs[base] = run
-        args = args[2:]
+    if sys.argv[1:]:
+        sys.exit(__doc__)
     want = series_cells()
-    check_github(want)
-    check_gitlab(want)
-    if runs:
-        with open(GITHUB) as f:
-            gh = yaml.safe_load(f)["jobs"]
-        table = [s["run"] for s in gh["table"]["steps"] if "run" in s][0]
-        replay("GitHub", github_upload(gh), table, github_layout, runs)
-        with open(GITLAB) as f:
-            gl = yaml.safe_load(f)
-        # all but the package install, which this machine has done
-        table = "\n".join(ln for ln in gl["table"]["script"]
-                          if not ln.startswith("apt-get"))
-        replay("GitLab", gitlab_upload(gl), table, gitlab_layout, runs)
+    services = {}
+    for name, read in (("GitHub", github), ("GitLab", gitlab)):
+        print(f"# {name}")
+        services[name] = ci = read()
+        check_service(name, ci, want)
+    gh, gl = (calls(scripts(services[n]["point"]), "ci/jobs/run-series.sh")
+              for n in services)
+    if gh != gl:
+        bad(f"the point jobs call ci/jobs/run-series.sh differently: "
+            f"GitHub {gh}, GitLab {gl}")
     print(f"{len(errors)} problems")
     return 1 if errors else 0
 

@@ -3,34 +3,46 @@
 # The points of the main job as a CI matrix, read from the series files so
 # that a patch added to a series gets its own cell: one line of JSON,
 # {"include": [{"base": "v6.12", "point": 0}, ...]}, for GitHub Actions'
-# fromJSON(); --list prints "BASE POINT" lines instead.
+# fromJSON(); --list prints "BASE POINT" lines instead; --gitlab prints
+# GitLab's child pipeline: ci/services/points.gitlab-ci.yml, then its
+# point job with one parallel:matrix entry a base.
 #
-#   ci/services/matrix.sh [--list] [BASE...]   (default: mainline v6.12 v6.1)
+#   ci/services/matrix.sh [--list|--gitlab] [BASE...]
+#                                        (default: the bases of ci/bases)
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-list=0
-[ "${1:-}" = --list ] && { list=1; shift; }
+out=json
+case ${1:-} in
+--list|--gitlab) out=${1#--}; shift ;;
+esac
 # shellcheck disable=SC2086 # one word a base
 [ $# -gt 0 ] || set -- $ZS_BASES
 
 cells=()
+if [ "$out" = gitlab ]; then
+	echo "# Made by ci/services/matrix.sh --gitlab: edit points.gitlab-ci.yml"
+	cat "$CI_DIR/services/points.gitlab-ci.yml"
+	printf '\npoint:\n  extends: .point\n  parallel:\n    matrix:\n'
+fi
 for base in "$@"; do
 	case $base in
 	mainline|v[0-9]*.[0-9]*) ;;
 	*) die "matrix: $base is not a base like mainline or v6.12 (a tree of your own has no series of this repository)" ;;
 	esac
 	load_series "$(series_for "$base")"
-	for k in $(seq 0 ${#patches[@]}); do
-		if [ $list = 1 ]; then
-			echo "$base $k"
-		else
-			cells+=("{\"base\": \"$base\", \"point\": $k}")
-		fi
-	done
+	mapfile -t points < <(seq 0 ${#patches[@]})
+	case $out in
+	list) for k in "${points[@]}"; do echo "$base $k"; done ;;
+	gitlab) printf '      - BASE: "%s"\n        POINT: [%s]\n' "$base" \
+		"$(printf '"%s", ' "${points[@]}" | sed 's/, $//')" ;;
+	json) for k in "${points[@]}"; do
+		cells+=("{\"base\": \"$base\", \"point\": $k}")
+	done ;;
+	esac
 done
-if [ $list = 0 ]; then
+if [ "$out" = json ]; then
 	joined=$(printf ', %s' "${cells[@]}")
 	echo "{\"include\": [${joined#, }]}"
 fi

@@ -256,12 +256,6 @@ opts+=(--stress short)
 stage "series on $base, every point green" \
 	"$CI_DIR/jobs/run-series.sh" --base "$base" "${opts[@]}" \
 	--results "$out/series-${base//\//_}"
-# The CI files for other machines: their cells against the series, and a
-# replay of their artifact upload and table job on the run above.
-replay=()
-! base_named "$base" || replay=(--results "$base=$out/series-$base")
-stage "GitHub and GitLab CI files" \
-	/usr/bin/python3 "$CI_DIR/services/check-workflows.py" "${replay[@]}"
 # The must-catch faults of the series (ci/tests/faults/<series>/must-catch).
 stage "injected faults are caught on $base" \
 	"$CI_DIR/tests/test-faults.sh" --base "$base" --no-kcsan --no-variants \
