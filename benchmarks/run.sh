@@ -74,36 +74,10 @@ base=mainline tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
 lsruns="" lsaccel=wall variants=() ccobjs=mm/zswap.o,mm/swapfile.o,mm/vmscan.o,mm/memory.o,mm/page_alloc.o cclimit=64
-while [ $# -gt 0 ]; do
-	case $1 in
-	--determinism) determinism=1; shift; continue ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	--base) base=${2-} ;;
-	--tree) tree=${2-} ;;
-	--series) series=${2-} ;;
-	--points) points=${2-} ;;
-	--variant) variants+=("${2-}") ;;
-	--modes) modes=${2-} ;;
-	--runs) runs=${2-} ;;
-	--lockstat-runs) lsruns=${2-} ;;
-	--lockstat-accel) lsaccel=${2-} ;;
-	--mib) mib=${2-} ;;
-	--procs) procs=${2-} ;;
-	--smp) smp=${2-} ;;
-	--mem) mem=${2-} ;;
-	--patterns) patterns=${2-} ;;
-	--zswap) zswap=${2-} ;;
-	--groups) groups=${2-} ;;
-	--jobs) jobs=${2-} ;;
-	--cc-objs) ccobjs=${2-} ;;
-	--cc-limit) cclimit=${2-} ;;
-	--out) out=${2-} ;;
-	--report) report=${2-} ;;
-	*) die "unknown option $1 (see --help)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	shift 2
-done
+parse_opts "--determinism --base= --tree= --series= --points= --variant+variants
+	--modes= --runs= --lockstat-runs=lsruns --lockstat-accel=lsaccel --mib= --procs=
+	--smp= --mem= --patterns= --zswap= --groups= --jobs= --cc-objs=ccobjs
+	--cc-limit=cclimit --out= --report=" "$@"
 
 # Refused here, before anything is installed, unpacked or built.
 check_base --base "$base"

@@ -20,8 +20,6 @@ export CCACHE_NODEPEND=1
 # too, on a hit: the cache this project used then (ccache/, which can be
 # removed) is not used.
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache-nodepend}
-: "${ZS_T0:=$(date +%s)}"
-export ZS_T0
 # The scripts' python3 is Debian's, for which ci/deps.sh installs modules
 # (python3-yaml), not one a version manager puts first on PATH: its shim
 # also costs a third of a second a call, and a run makes hundreds.
@@ -29,19 +27,69 @@ if [ -x /usr/bin/python3 ]; then
 	python3() { /usr/bin/python3 "$@"; }
 fi
 
-elapsed() {
-	local s=$(($(date +%s) - ZS_T0))
-	printf '%02d:%02d' $((s / 60)) $((s % 60))
-}
-
-# Progress goes to stderr so that stdout stays parseable.
+# Progress goes to stderr so that stdout stays parseable; each line has the
+# time of day (UTC), the same clock in every script a job runs.
 say() {
-	printf '[%s] %s\n' "$(elapsed)" "$*" >&2
+	printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2
 }
 
 die() {
 	printf 'error: %s\n' "$*" >&2
 	exit 1
+}
+
+# parse_opts 'SPEC...' ARG...: the one option parser of the scripts. SPEC
+# is a list of the options: --NAME (a flag: sets its variable to 1),
+# --NAME= (takes a value: sets its variable to it) or --NAME+ (takes a
+# value and repeats: appends each to its array); the variable is NAME with
+# "-" as "_", or the one named after the sign (--timeout=limit,
+# --shell!on for a flag). A word @ in SPEC lets the script take words that
+# are no option: they go to the array args, in order ("--" ends the
+# options); without it, such a word is refused. -h/--help prints the
+# script's header comment and exits 0; an unknown option, or one given
+# without its value, dies naming it, before the script does any work.
+parse_opts() {
+	local _s _o _k _v _words="" _spec=" $1 "
+	local -A _kind=() _var=()
+	for _s in $1; do
+		if [ "$_s" = @ ]; then _words=1; continue; fi
+		[[ $_s =~ ^(--[a-z0-9-]+)([=+!]?)([a-z_][a-z0-9_]*)?$ ]] ||
+			die "parse_opts: bad spec $_s"
+		_o=${BASH_REMATCH[1]} _k=${BASH_REMATCH[2]} _v=${BASH_REMATCH[3]}
+		_v=${_v:-${_o#--}}
+		_kind[$_o]=${_k:-!} _var[$_o]=${_v//-/_}
+	done
+	shift
+	args=()
+	while [ $# -gt 0 ]; do
+		_o=$1
+		shift
+		case $_o in
+		-h|--help)
+			sed -n '3,/^set -e/{/^#/{s/^# \{0,1\}//;p}}' "$0"
+			[[ $_spec != *" --base="* ]] ||
+				echo "The bases (ci/bases): ${ZS_BASES// /, }, or the path of a kernel tree."
+			exit 0 ;;
+		--) [ -z "$_words" ] || args+=("$@"); [ $# -eq 0 ] || [ -n "$_words" ] ||
+			die "$1: not an option (see --help)"; break ;;
+		-*)
+			[ -n "${_kind[$_o]:-}" ] || die "unknown option $_o (see --help)"
+			_v=${_var[$_o]}
+			case ${_kind[$_o]} in
+			!) printf -v "$_v" 1; continue ;;
+			esac
+			[ $# -gt 0 ] || die "$_o needs a value (see --help)"
+			if [ "${_kind[$_o]}" = + ]; then
+				eval "$_v+=(\"\$1\")"
+			else
+				printf -v "$_v" '%s' "$1"
+			fi
+			shift ;;
+		*)
+			[ -n "$_words" ] || die "$_o: not an option (see --help)"
+			args+=("$_o") ;;
+		esac
+	done
 }
 
 # Checks of the values given on a command line, each run before anything
@@ -264,16 +312,19 @@ series_cut() {
 # (epoch seconds), and the ccache hits and misses of its compilations,
 # tab-separated. The counts come from a stats log of CMD's own
 # (CCACHE_STATSLOG), so that other jobs' builds do not count. Then, for a
-# build, the objects its folder holds (ci/3-build/build.sh writes them to
-# ZS_TIMED_OBJECTS), so that ci/timing/timing.py can tell a whole build; empty
-# for other steps. Returns CMD's status.
+# build (CMD ci/3-build/build.sh, given --objects-out here), the objects
+# its folder holds, so that ci/timing/timing.py can tell a whole build;
+# empty for other steps. Returns CMD's status.
 timed() {
 	local file=$1 step=$2 t0 rc=0 slog objs
 	shift 2
 	slog=$(mktemp)
 	objs=$(mktemp)
 	t0=$(date +%s)
-	CCACHE_STATSLOG=$slog ZS_TIMED_OBJECTS=$objs "$@" || rc=$?
+	if [[ $1 == */3-build/build.sh ]]; then
+		set -- "$1" --objects-out "$objs" "${@:2}"
+	fi
+	CCACHE_STATSLOG=$slog "$@" || rc=$?
 	printf '%s\t%s\t%s\t%s\t%s\n' "$step" "$t0" "$(date +%s)" "$(awk '
 		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h++ }
 		$1 == "cache_miss" { m++ }

@@ -41,25 +41,10 @@ set -euo pipefail
 . "$CI_DIR/5-image/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" check=""
-usage="usage: $0 [--base B] [--series FILE] [--results DIR] objects|build|boot|TEST"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--series) series=${2-} ;;
-	--results) results=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	-*) die "unknown option $1 ($usage)" ;;
-	*)
-		[ -z "$check" ] || die "one check only: $check and $1 ($usage)"
-		check=$1
-		shift
-		continue
-		;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
-[ -n "$check" ] || die "no check given ($usage)"
+parse_opts "--base= --series= --results= @" "$@"
+[ ${#args[@]} -gt 0 ] || die "no check given (see --help)"
+[ ${#args[@]} -eq 1 ] || die "one check only: ${args[*]} (see --help)"
+check=${args[0]}
 
 # Refused here, before a tree is prepared or anything built.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
@@ -129,14 +114,16 @@ point_ok() {
 	mkdir -p "$d"
 	to_point "$k" "$d/apply.log" ||
 		die "point $k: $(sed -n 's/^APPLY FAILED: //p' "$d/apply.log") (see $d/apply.log)"
+	local objects_of=""
 	if [ "$check" = objects ]; then
 		bdir=$CACHE_DIR/build/$ZS_TAG-objects-guest
-		export ZS_OBJECTS_OF="${patches[*]}"
+		objects_of="${patches[*]}"
 	else
 		bdir=$(build_folder default)
 	fi
-	say "bisect: point $k ($(point_name "$k")): build${ZS_OBJECTS_OF:+ of the objects of the series}"
-	if timed "$d/times" build "$CI_DIR/3-build/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+	say "bisect: point $k ($(point_name "$k")): build${objects_of:+ of the objects of the series}"
+	if timed "$d/times" build "$CI_DIR/3-build/build.sh" ${objects_of:+--objects-of "$objects_of"} \
+		"$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >"$d/steps"
 	else
 		echo "build fail" >"$d/steps"

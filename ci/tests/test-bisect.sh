@@ -16,21 +16,10 @@ set -euo pipefail
 
 base=$ZS_DEFAULT_BASE check=build
 results=$REPO_DIR/results/test-bisect-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base BASE] [--check build|objects] [--results DIR]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--results) results=${2-} ;;
-	--check) check=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
-case $check in build|objects) ;; *) die "--check $check: build or objects ($usage)" ;; esac
+parse_opts "--base= --check= --results=" "$@"
+case $check in build|objects) ;; *) die "--check $check: build or objects" ;; esac
 fault=$CI_DIR/tests/faults/$base/build-break.patch
-[ -f "$fault" ] || die "--base $base: no ci/tests/faults/$base/build-break.patch to plant ($usage)"
+[ -f "$fault" ] || die "--base $base: no ci/tests/faults/$base/build-break.patch to plant"
 mkdir -p "$results/series"
 results=$(realpath "$results")
 

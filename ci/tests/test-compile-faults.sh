@@ -25,17 +25,7 @@ set -euo pipefail
 mapfile -t compiled < <(bases_with compile)
 base=${compiled[0]}
 results=$REPO_DIR/results/test-compile-faults-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base $(IFS="|"; echo "${compiled[*]}")] [--results DIR]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--results) results=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
+parse_opts "--base= --results=" "$@"
 check_choice --base "$base" "${compiled[@]}"
 check_outdir --results "$results"
 mkdir -p "$results"

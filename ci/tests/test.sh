@@ -28,16 +28,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE}
-usage="usage: $0 [--base ${ZS_BASES// /|}|PATH]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	--base) base=${2-} ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
+parse_opts "--base=" "$@"
 # Refused now, not after the stages before the first run-series.sh.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 # What runs on it is its line of ci/bases: by name, or for a tree of your

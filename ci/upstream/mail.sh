@@ -112,25 +112,14 @@ set -euo pipefail
 
 state_py=$CI_DIR/upstream/b4state.py
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" out="" from="" send="" nosign="" marksent=""
+prefix=()
+parse_opts "--base= --series= --out= --prefix+ --from= --mark-sent=marksent --send
+	--no-sign!nosign" "$@"
+# A --prefix value may hold more than one word.
 prefixes=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base|--series|--out|--prefix|--from|--mark-sent)
-		[ $# -ge 2 ] || die "$1 needs a value (see --help)" ;;
-	esac
-	case $1 in
-	--base) base=$2; shift ;;
-	--series) series=$2; shift ;;
-	--out) out=$2; shift ;;
-	--prefix) read -r -a words <<<"$2"; prefixes+=("${words[@]}"); shift ;;
-	--from) from=$2; shift ;;
-	--mark-sent) marksent=$2; shift ;;
-	--send) send=1 ;;
-	--no-sign) nosign=1 ;;
-	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown option $1 (see --help)" ;;
-	esac
-	shift
+for w in "${prefix[@]}"; do
+	read -r -a words <<<"$w"
+	prefixes+=("${words[@]}")
 done
 # Refused here, before anything is installed, prepared or written.
 [ -z "$nosign" ] || [ -n "$send" ] || die "--no-sign goes with --send"
