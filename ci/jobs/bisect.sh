@@ -8,7 +8,7 @@
 # that a step compiles only what differs from what it last built there
 # (and ccache the rest).
 #
-#   ci/jobs/bisect.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE] [--results DIR]
+#   ci/jobs/bisect.sh [--base BASE|PATH] [--series FILE] [--results DIR]
 #                objects|build|boot|TEST
 #
 # objects: only the objects the series touches compile, with the guest's
@@ -48,14 +48,16 @@ check=${args[0]}
 
 # Refused here, before a tree is prepared or anything built.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+row=$(base_row "$base")
+tests_series=$(base_get "$row" tests)
 [ -z "$results" ] || check_outdir --results "$results"
 if [ -n "$series" ]; then
 	check_series --series "$series"
-	load_series "$series"
 else
-	load_series "$(base_series "$base")"
+	series=$(base_get "$row" series)
 fi
-[ ${#patches[@]} -gt 0 ] || die "series ${series:-of $base} is empty: nothing to bisect"
+load_series "$series"
+[ ${#patches[@]} -gt 0 ] || die "series $series is empty: nothing to bisect"
 
 # What a boot runs: nothing (zs.only names no test), or the one test, in
 # its profile's boot.
@@ -84,10 +86,7 @@ fi
 say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
-load_series "$series"
 n=${#patches[@]}
-[ "$n" -gt 0 ] || die "series $series is empty: nothing to bisect"
 results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
@@ -96,12 +95,12 @@ if [ "$check" != build ] && [ "$check" != objects ]; then
 	# Once, from the base with the base's tests series on top (as
 	# run-series.sh does at a point whose patch leaves the selftests).
 	say "image: building the selftests against the base tree"
-	tests_image "$tree" "$results/image" "$(tests_series_for "$ZS_KVER")" >/dev/null ||
+	tests_image "$tree" "$results/image" "$tests_series" >/dev/null ||
 		die "could not build the test image (see $results/image)"
 fi
 
 frags=("${default_frags[@]}")
-[ -z "$(tests_series_for "$ZS_KVER")" ] || frags+=("$REPO_DIR/configs/selftests-zswap.config")
+[ -z "$tests_series" ] || frags+=("$REPO_DIR/configs/selftests-zswap.config")
 
 # point_ok K: 0 when point K passes the check, 1 when it fails (or
 # crashes), 2 at an infrastructure error; the logs go to RESULTS/point-K/,

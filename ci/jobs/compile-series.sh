@@ -10,7 +10,7 @@
 # objects are those of the whole series at every point, so each folder
 # stays incremental; an object a later patch adds is left out until then.
 #
-#   ci/jobs/compile-series.sh [--base v6.12|v6.1|mainline|PATH]
+#   ci/jobs/compile-series.sh [--base BASE|PATH]
 #                             [--series FILE] [--from K] [--results DIR]
 #
 # --from K: check points K and after only (those before are applied
@@ -41,6 +41,7 @@ mapfile -t compiled < <(bases_with compile)
 base=${compiled[0]} series="" results="" from=1
 parse_opts "--base= --series= --from= --results=" "$@"
 check_base --base "$base"
+row=$(base_row "$base")
 [ -z "$series" ] || check_series --series "$series"
 [[ $from =~ ^[1-9][0-9]*$ ]] || die "--from '$from': a point, 1 or more"
 [ -n "$results" ] || results=$REPO_DIR/results/compile-${base//\//_}-$(date +%Y%m%d-%H%M%S)
@@ -53,7 +54,7 @@ say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
 say "tree: $ZS_BASE_DESC"
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+[ -n "$series" ] || series=$(base_get "$row" series)
 series=$(realpath "$series")
 load_series "$series"
 sname=$(basename "$(dirname "$series")")
@@ -61,7 +62,7 @@ sname=$(basename "$(dirname "$series")")
 	die "--from $from: $series has ${#patches[@]} patches"
 
 # Debian's configuration, where Debian 12 ships one for this kernel.
-distro_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
+distro_cfg=$(distro_config "$row" none) || die "cannot install Debian's configuration for $ZS_KVER"
 [ -n "$distro_cfg" ] ||
 	say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only"
 

@@ -4,7 +4,7 @@
 # 1..k, checkpatch patch k, build, boot QEMU with brd swap and zswap, run
 # the selftests, and judge the point; then print the per-patch table.
 #
-#   ci/jobs/run-series.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE]
+#   ci/jobs/run-series.sh [--base BASE|PATH] [--series FILE]
 #                         [--results DIR] [--debug last|all|none] [--from K] [--to K]
 #                         [--variants all|last|none[:VARIANT,...]]
 #                         [--gates all|last|none[:GATE,...]]
@@ -64,8 +64,8 @@
 # ci/tests/faults/mainline/schemata.patch turned on: zswap.ci_fault=NAME).
 # --tests-series: the series of kselftests put on top of each point for
 # the guest's tests, never built into its kernel (default: the base's,
-# patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y;
-# ci/5-image/lib.sh tests_series_for).
+# patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y:
+# the tests field of ci/bases).
 #
 # Exit status (ci/7-verdict/verdict.py table): 0 every row green; 1 a row red (a
 # step, a test, a splat or a crash), the series not going on with quilt,
@@ -91,6 +91,9 @@ parse_opts "--base= --series= --results= --debug= --from= --to= --variants=
 	--boots= --default= --cut= --tests-series=" "$@"
 # Refused here, before anything is installed, unpacked or built.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+# The base's line of ci/bases, for every later question about it: by its
+# name, or by the version of a tree of your own.
+row=$(base_row "$base")
 # WHEN:LIST: the gates or variants to run, at those points.
 gate_names=sparse,W1,cocci variant_names=""
 if [[ $gates == *:* ]]; then
@@ -128,14 +131,14 @@ check_from() {
 	[ -z "$to" ] || [ "$to" -le ${#patches[@]} ] ||
 		die "--to $to: the series has ${#patches[@]} patches (points 0 to ${#patches[@]})"
 }
-# The series, known before the tree is: --series, or the base's (by its
-# name, or by the version of a tree of your own).
+# The series, known before the tree is: --series, or the base's.
 if [ -n "$series" ]; then
 	check_series --series "$series"
-	load_series "$series"
 else
-	load_series "$(base_series "$base")"
+	series=$(base_get "$row" series)
 fi
+series=$(realpath "$series")
+load_series "$series"
 # load_cut FILE: with --cut, keep the patches of the series FILE that cut
 # leaves.
 load_cut() {
@@ -143,7 +146,7 @@ load_cut() {
 	mapfile -t patches < <(series_cut "$1" "$cut")
 	[ ${#patches[@]} -gt 0 ] || die "--cut $cut: $1 has no optional sets"
 }
-load_cut "${series:-$(base_series "$base")}"
+load_cut "$series"
 check_from
 t_start=$(date +%s)
 if [ "$gates" != none ]; then
@@ -161,12 +164,12 @@ say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
 
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
-series=$(realpath "$series")
 load_series "$series"
 load_cut "$series"
 qpatches=$patch_dir
-[ -n "$tests_series" ] || tests_series=$(tests_series_for "$ZS_KVER")
+# The guest's tests series: --tests-series, or the base's (ci/bases).
+base_tests=$(base_get "$row" tests)
+[ -n "$tests_series" ] || tests_series=$base_tests
 [ "$tests_series" != none ] || tests_series=""
 [ -z "$tests_series" ] || tests_series=$(realpath "$tests_series")
 # On a Debian tree that stands in for the mm tree (a base of ci/bases with
@@ -174,7 +177,7 @@ qpatches=$patch_dir
 # where it keeps them (the text it is mailed against); on a tree of your
 # own, on that tree's where it applies there, else on the mm tree's.
 tests_mm=""
-if base_named "$base" && [ -n "$(base_get "$base" standins)" ] &&
+if [ "$base" = "$(base_get "$row" name)" ] && [ -n "$(base_get "$row" standins)" ] &&
 	[ -n "$tests_series" ] &&
 	[ -d "$(dirname "$tests_series")/mm-tree" ]; then
 	tests_mm=$(dirname "$tests_series")/mm-tree
@@ -188,7 +191,7 @@ check_from
 # Debian's configuration for this kernel, where Debian 12 ships one: the
 # "debian" column (--distro), and the choices of the debug row (see
 # --help).
-debian_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
+debian_cfg=$(distro_config "$row" none) || die "cannot install Debian's configuration for $ZS_KVER"
 distro_cfg=""
 if [ "$distro" != none ]; then
 	distro_cfg=$debian_cfg
@@ -281,7 +284,7 @@ fi
 # test_zswap, the one the kselftests series makes, as stable trees run the
 # newest kselftests on their kernels (ci/5-image/lib.sh newest_kselftests).
 newest=""
-if [ -z "$(tests_series_for "$ZS_KVER")" ]; then
+if [ -z "$base_tests" ]; then
 	say "image: the newest test_zswap (the mm tree's, with the kselftests series)"
 	newest=$(newest_kselftests "$results") || die "cannot make the newest kselftests"
 	echo "newest:  test_zswap built from $newest (the mainline base's selftests, the mm tree's test_zswap.c, the kselftests series)" >>"$results/header"

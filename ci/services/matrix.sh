@@ -17,11 +17,11 @@ list=0
 
 cells=()
 for base in "$@"; do
-	case $base in
-	mainline|v[0-9]*.[0-9]*) ;;
-	*) die "matrix: $base is not a base like mainline or v6.12 (a tree of your own has no series of this repository)" ;;
-	esac
-	load_series "$(series_for "$base")"
+	check_base matrix: "$base"
+	row=$(base_row "$base")
+	[ "$base" = "$(base_get "$row" name)" ] ||
+		die "matrix: $base: a tree of your own has no cells (the bases: ${ZS_BASES// /, })"
+	load_series "$(base_get "$row" series)"
 	for k in $(seq 0 ${#patches[@]}); do
 		if [ $list = 1 ]; then
 			echo "$base $k"

@@ -8,8 +8,11 @@
 # series touches (no whole build), and ci/jobs/compile-series.sh must fail
 # at that patch too, naming it, after the points before it passed.
 #
-#   ci/tests/test-bisect.sh [--base mainline|v6.12] [--check build|objects]
+#   ci/tests/test-bisect.sh [--base BASE] [--check build|objects]
 #                           [--results DIR]
+#
+# BASE: one with a ci/tests/faults/BASE/build-break.patch (default: the
+# first base of ci/bases).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -23,7 +26,7 @@ fault=$CI_DIR/tests/faults/$base/build-break.patch
 mkdir -p "$results/series"
 results=$(realpath "$results")
 
-load_series "$(base_series "$base")"
+load_series "$(base_get "$(base_row "$base")" series)"
 at=$(( ${#patches[@]} >= 2 ? 1 : 0 ))
 name=$(printf '%04da-build-break' $((at + 1)))
 broken=$results/series

@@ -13,7 +13,10 @@
 # the objects are those of the series' last point plus what the fault
 # changes: the build folders of the test command's compile stage stay warm.
 #
-#   ci/tests/test-compile-faults.sh [--base v6.12|v6.1] [--results DIR]
+#   ci/tests/test-compile-faults.sh [--base BASE] [--results DIR]
+#
+# BASE: a base whose checks in ci/bases include compile (default: the
+# first such).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -30,7 +33,7 @@ check_choice --base "$base" "${compiled[@]}"
 check_outdir --results "$results"
 mkdir -p "$results"
 results=$(realpath "$results")
-load_series "$(base_series "$base")"
+load_series "$(base_get "$(base_row "$base")" series)"
 n=${#patches[@]}
 
 fail=0

@@ -26,7 +26,7 @@
 # SERIES, e.g. a fault in code that series adds); the guest's tests come
 # from the tests series, as ci/jobs/run-series.sh builds them on that base.
 #
-#   ci/tests/test-faults.sh [--base mainline|v6.12|PATH | --series selftests-zswap]
+#   ci/tests/test-faults.sh [--base BASE|PATH | --series selftests-zswap]
 #                           [--results DIR] [--no-kcsan] [--no-variants] [FAULT...]
 #
 # --no-kcsan leaves out the checks judged on a KCSAN row (targets
@@ -71,7 +71,7 @@ case $tseries in
 	base=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/base")
 	sfile=""
 	;;
-*) sfile=$(base_series "$base") ;;
+*) sfile=$(base_get "$(base_row "$base")" series) ;;
 esac
 series=()
 if [ -n "$sfile" ]; then

@@ -8,7 +8,7 @@
 # with commit references checked) on every patch mail (not the cover letter).
 # Nothing is sent unless --send is given.
 #
-#   ci/upstream/mail.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE|NAME]
+#   ci/upstream/mail.sh [--base BASE|PATH] [--series FILE|NAME]
 #                       [--out DIR] [--prefix WORD]... [--from 'Name <addr>']
 #                       [--send [--no-sign]]
 #   ci/upstream/mail.sh --mark-sent DIR
@@ -135,6 +135,7 @@ if [ -n "$series" ] && [ ! -e "$series" ] && [[ $series != */* ]] &&
 	series=$REPO_DIR/patches/$series/series
 fi
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+row=$(base_row "$base")
 
 if [ -n "$marksent" ]; then
 	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
@@ -202,7 +203,7 @@ fi
 # Trees: the base, and for the LTS bases the mainline tree whose
 # get_maintainer.pl and MAINTAINERS name today's maintainers.
 maint_tree=""
-if [ "$base" != "$ZS_DEFAULT_BASE" ] && base_named "$base"; then
+if [ "$base" != "$ZS_DEFAULT_BASE" ] && [ "$base" = "$(base_get "$row" name)" ]; then
 	say "tree: preparing $ZS_DEFAULT_BASE for get_maintainer.pl"
 	envs=$("$CI_DIR/1-tree/tree.sh" "$ZS_DEFAULT_BASE") || die "cannot prepare the $ZS_DEFAULT_BASE tree"
 	set_env ZS_ <<<"$envs"
@@ -214,7 +215,7 @@ set_env ZS_ <<<"$envs"
 tree=$ZS_TREE
 tag=$(basename "$tree")
 
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+[ -n "$series" ] || series=$(base_get "$row" series)
 series=$(realpath "$series")
 load_series "$series"
 [ ${#patches[@]} -gt 0 ] || die "series $series lists no patches"
