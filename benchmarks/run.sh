@@ -74,36 +74,10 @@ base=mainline tree="" series="" points="" modes=icount,wall
 runs=3 mib=64 procs=2 smp=2 mem="" patterns=zero,one,random,mixed
 zswap=on,off groups="" jobs=$(nproc) determinism=0 out="" report=""
 lsruns="" lsaccel=wall variants=() ccobjs=mm/zswap.o,mm/swapfile.o,mm/vmscan.o,mm/memory.o,mm/page_alloc.o cclimit=64
-while [ $# -gt 0 ]; do
-	case $1 in
-	--determinism) determinism=1; shift; continue ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	--base) base=${2-} ;;
-	--tree) tree=${2-} ;;
-	--series) series=${2-} ;;
-	--points) points=${2-} ;;
-	--variant) variants+=("${2-}") ;;
-	--modes) modes=${2-} ;;
-	--runs) runs=${2-} ;;
-	--lockstat-runs) lsruns=${2-} ;;
-	--lockstat-accel) lsaccel=${2-} ;;
-	--mib) mib=${2-} ;;
-	--procs) procs=${2-} ;;
-	--smp) smp=${2-} ;;
-	--mem) mem=${2-} ;;
-	--patterns) patterns=${2-} ;;
-	--zswap) zswap=${2-} ;;
-	--groups) groups=${2-} ;;
-	--jobs) jobs=${2-} ;;
-	--cc-objs) ccobjs=${2-} ;;
-	--cc-limit) cclimit=${2-} ;;
-	--out) out=${2-} ;;
-	--report) report=${2-} ;;
-	*) die "unknown option $1 (see --help)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	shift 2
-done
+parse_opts "--determinism --base= --tree= --series= --points= --variant+variants
+	--modes= --runs= --lockstat-runs=lsruns --lockstat-accel=lsaccel --mib= --procs=
+	--smp= --mem= --patterns= --zswap= --groups= --jobs= --cc-objs=ccobjs
+	--cc-limit=cclimit --out= --report=" "$@"
 
 # Refused here, before anything is installed, unpacked or built.
 check_base --base "$base"
@@ -128,6 +102,8 @@ if [ -n "$tree" ]; then
 	git -C "$tree" rev-parse -q --verify zs-base >/dev/null 2>&1 ||
 		die "--tree '$tree': no tree with a zs-base tag: make one with ci/1-tree/tree.sh"
 fi
+# The base's line of ci/bases: --base's, or that of --tree's version.
+row=$(base_row "${tree:-$base}") || die "--tree '$tree': not a kernel tree (no Makefile)"
 if [ -n "$points" ]; then
 	[[ $points =~ ^[0-9]+(,[0-9]+)*$ ]] ||
 		die "--points '$points': not a comma-separated list of point numbers (0 is the base)"
@@ -166,18 +142,14 @@ if [ ${#variants[@]} -gt 0 ]; then
 	done
 	points=$(seq -s, 0 "$k")
 else
-	# The series, where it is known before the tree is: --series, the
-	# base's, or the version of --tree's Makefile; the points must be
-	# its.
+	# The series, known before the tree is prepared: --series, or the
+	# base's; the points must be its.
 	if [ -n "$series" ]; then
 		check_series --series "$series"
-		early=$series
-	elif [ -n "$tree" ]; then
-		early=$(series_for "$(git -C "$tree" show zs-base:Makefile | makefile_kver)")
 	else
-		early=$(base_series "$base")
+		series=$(base_get "$row" series)
 	fi
-	load_series "$early"
+	load_series "$series"
 	IFS=, read -ra pts <<<"$points"
 	for k in "${pts[@]}"; do
 		[ "$k" -le ${#patches[@]} ] ||
@@ -202,20 +174,19 @@ if [ -n "$tree" ]; then
 	git -C "$tree" rev-parse -q --verify zs-base >/dev/null ||
 		die "$tree has no zs-base tag: make it with ci/1-tree/tree.sh"
 	reset_tree "$tree"
-	ZS_KVER=$(make -s -C "$tree" kernelversion)
+	kver=$(make -s -C "$tree" kernelversion)
 	# The kernel cache key: what the tree holds, not where it is.
-	ZS_BASE_DESC="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($ZS_KVER): $(git -C "$tree" log -1 --format=%s zs-base)"
+	desc="$tree, tree $(git -C "$tree" rev-parse --short 'zs-base^{tree}') ($kver): $(git -C "$tree" log -1 --format=%s zs-base)"
 else
 	say "tree: preparing base $base"
 	ZS_CACHE=$bcache use_tree "$base"
-	tree=$ZS_TREE
+	tree=$ZS_TREE kver=$ZS_KVER desc=$ZS_BASE_DESC
 fi
 tag=${ZS_TAG:-$(basename "$tree")}
-label=$ZS_KVER
-! base_named "$base" || [ -z "$(base_get "$base" config)" ] || label=$base
+label=$kver
+[ "$base" != "$(base_get "$row" name)" ] || [ -z "$(base_get "$row" config)" ] || label=$base
 
 if [ ${#variants[@]} -eq 0 ]; then
-	[ -n "$series" ] || series=$(series_for "$ZS_KVER")
 	series=$(realpath "$series")
 	load_series "$series"
 	if [ -z "$points" ]; then
@@ -265,7 +236,7 @@ point_key() {
 	local p frags
 	frags_of "${2:-bench}"
 	{
-		echo "$ZS_BASE_DESC"
+		echo "$desc"
 		cat "${frags[@]}"
 		grep -v '^[[:space:]]*#' "$CI_DIR/3-build/build.sh"
 		while IFS= read -r p; do
@@ -284,7 +255,7 @@ done
 kernel() { echo "${kdirs[$1-${2:-bench}]}"; }
 name_of() {
 	if [ "$1" -eq 0 ]; then
-		echo "base ($ZS_KVER)"
+		echo "base ($kver)"
 	elif [ ${#variants[@]} -gt 0 ]; then
 		echo "${vname[$1]}"
 	else
@@ -417,7 +388,7 @@ modes=${modes//wall/$wall}
 	else
 		echo "title: $label, $(basename "$series") (${#pts[@]} points)"
 	fi
-	echo "base: $ZS_BASE_DESC"
+	echo "base: $desc"
 	if [ ${#variants[@]} -gt 0 ]; then
 		echo "compare: variants"
 		for k in "${pts[@]:1}"; do

@@ -58,28 +58,9 @@ day=$(date -u +%Y-%m-%d)
 tree="" threads=1,2 sizes=1,16,512 reps=1000 rounds=10 warmup=5 locks=mutex,spin
 pin=0 static=0 build_only="" build_dir=$CACHE_DIR/xarray-bench report=""
 binaries=() notes=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--pin) pin=1; shift; continue ;;
-	--static) static=1; shift; continue ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	--tree) tree=${2-} ;;
-	--build-only) build_only=${2-} ;;
-	--threads) threads=${2-} ;;
-	--sizes) sizes=${2-} ;;
-	--reps) reps=${2-} ;;
-	--rounds) rounds=${2-} ;;
-	--warmup) warmup=${2-} ;;
-	--lock) locks=${2-} ;;
-	--binary) binaries+=("${2-}") ;;
-	--build-dir) build_dir=${2-} ;;
-	--report) report=${2-} ;;
-	--note) notes+=("${2-}") ;;
-	*) die "unknown option $1 (see --help)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	shift 2
-done
+parse_opts "--pin --static --tree= --build-only= --threads= --sizes= --reps=
+	--rounds= --warmup= --lock=locks --binary+binaries --build-dir= --report=
+	--note+notes" "$@"
 # Refused here, before anything is installed, extracted or built.
 [[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
 	die "--threads '$threads': a list of counts above 0, such as 1,2"

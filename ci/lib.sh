@@ -20,8 +20,6 @@ export CCACHE_NODEPEND=1
 # too, on a hit: the cache this project used then (ccache/, which can be
 # removed) is not used.
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache-nodepend}
-: "${ZS_T0:=$(date +%s)}"
-export ZS_T0
 # The scripts' python3 is Debian's, for which ci/deps.sh installs modules
 # (python3-yaml), not one a version manager puts first on PATH: its shim
 # also costs a third of a second a call, and a run makes hundreds.
@@ -29,14 +27,10 @@ if [ -x /usr/bin/python3 ]; then
 	python3() { /usr/bin/python3 "$@"; }
 fi
 
-elapsed() {
-	local s=$(($(date +%s) - ZS_T0))
-	printf '%02d:%02d' $((s / 60)) $((s % 60))
-}
-
-# Progress goes to stderr so that stdout stays parseable.
+# Progress goes to stderr so that stdout stays parseable; each line has the
+# time of day (UTC), the same clock in every script a job runs.
 say() {
-	printf '[%s] %s\n' "$(elapsed)" "$*" >&2
+	printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2
 }
 
 die() {
@@ -44,34 +38,115 @@ die() {
 	exit 1
 }
 
+# parse_opts 'SPEC...' ARG...: the one option parser of the scripts. SPEC
+# is a list of the options: --NAME (a flag: sets its variable to 1),
+# --NAME= (takes a value: sets its variable to it) or --NAME+ (takes a
+# value and repeats: appends each to its array); the variable is NAME with
+# "-" as "_", or the one named after the sign (--timeout=limit,
+# --shell!on for a flag). A word @ in SPEC lets the script take words that
+# are no option: they go to the array args, in order ("--" ends the
+# options); without it, such a word is refused. -h/--help prints the
+# script's header comment and exits 0; an unknown option, or one given
+# without its value, dies naming it, before the script does any work.
+parse_opts() {
+	local _s _o _k _v _words="" _spec=" $1 "
+	local -A _kind=() _var=()
+	for _s in $1; do
+		if [ "$_s" = @ ]; then _words=1; continue; fi
+		[[ $_s =~ ^(--[a-z0-9-]+)([=+!]?)([a-z_][a-z0-9_]*)?$ ]] ||
+			die "parse_opts: bad spec $_s"
+		_o=${BASH_REMATCH[1]} _k=${BASH_REMATCH[2]} _v=${BASH_REMATCH[3]}
+		_v=${_v:-${_o#--}}
+		_kind[$_o]=${_k:-!} _var[$_o]=${_v//-/_}
+	done
+	shift
+	args=()
+	while [ $# -gt 0 ]; do
+		_o=$1
+		shift
+		case $_o in
+		-h|--help)
+			sed -n '3,/^set -e/{/^#/{s/^# \{0,1\}//;p}}' "$0"
+			[[ $_spec != *" --base="* ]] ||
+				echo "BASE is a base of ci/bases: ${ZS_BASES// /, } (PATH: a kernel tree of your own)."
+			exit 0 ;;
+		--) [ -z "$_words" ] || args+=("$@"); [ $# -eq 0 ] || [ -n "$_words" ] ||
+			die "$1: not an option (see --help)"; break ;;
+		-*)
+			[ -n "${_kind[$_o]:-}" ] || die "unknown option $_o (see --help)"
+			_v=${_var[$_o]}
+			case ${_kind[$_o]} in
+			!) printf -v "$_v" 1; continue ;;
+			esac
+			[ $# -gt 0 ] || die "$_o needs a value (see --help)"
+			if [ "${_kind[$_o]}" = + ]; then
+				eval "$_v+=(\"\$1\")"
+			else
+				printf -v "$_v" '%s' "$1"
+			fi
+			shift ;;
+		*)
+			[ -n "$_words" ] || die "$_o: not an option (see --help)"
+			args+=("$_o") ;;
+		esac
+	done
+}
+
 # Checks of the values given on a command line, each run before anything
 # is installed, fetched, unpacked, checked out or built: each dies naming
 # the option (OPT, e.g. --runs) and what is wrong with VALUE.
 
-# base_get BASE|KVER FIELD: FIELD of a base of ci/bases (the one place
-# a base is described), found by its name or by a kernel version its kver
-# pattern matches (the catch-all "*" last); empty for "-". Fails where
-# nothing matches.
-base_get() {
-	awk -v key="$1" -v field="$2" '
+# The bases are the lines of ci/bases (the one place a base is described).
+# A script resolves its base once, at its start (row=$(base_row "$base"),
+# after check_base), and passes that line on; every later question about
+# the base is base_get "$row" FIELD or base_has "$row" CHECK.
+base_fields=(name kver package suites config series tests standins checks)
+
+# base_row BASE: the line of ci/bases for BASE (one check_base takes): the
+# line of that name, or for a kernel tree of your own the line whose kver
+# pattern its top Makefile's version matches (a pattern of its own first,
+# the catch-all "*" last). Fails where none does.
+base_row() {
+	local kver=""
+	[[ " $ZS_BASES " == *" $1 "* ]] || kver=$(makefile_kver <"$1/Makefile") || return 1
+	awk -v name="$1" -v kver="$kver" '
 	/^#/ || NF == 0 { next }
 	{ row[++n] = $0 }
 	END {
-		split("name kver package suites config series tests standins checks", f, " ")
-		for (i in f) col[f[i]] = i
-		if (!(field in col)) { print "base_get: no field " field > "/dev/stderr"; exit 2 }
-		for (r = 1; r <= n; r++) { split(row[r], v); if (v[1] == key) { hit = r; break } }
-		# By version: a pattern of its own first, the catch-all last.
-		for (r = 1; !hit && r <= n; r++) {
+		for (r = 1; r <= n; r++) {
+			split(row[r], v)
+			if (kver == "" && v[1] == name) { print row[r]; exit }
+		}
+		if (kver == "") exit 1
+		for (r = 1; r <= n; r++) {
 			split(row[r], v)
 			pat = v[2]; gsub(/[.]/, "[.]", pat); gsub(/[*]/, ".*", pat)
-			if (v[2] != "*" && key ~ "^" pat "$") hit = r
+			if (v[2] != "*" && kver ~ "^" pat "$") { print row[r]; exit }
 		}
-		for (r = 1; !hit && r <= n; r++) { split(row[r], v); if (v[2] == "*") hit = r }
-		if (!hit) exit 1
-		split(row[hit], v)
-		if (v[col[field]] != "-") print v[col[field]]
+		for (r = 1; r <= n; r++) {
+			split(row[r], v)
+			if (v[2] == "*") { print row[r]; exit }
+		}
+		exit 1
 	}' "$CI_DIR/bases"
+}
+
+# base_get ROW FIELD: FIELD (one of base_fields) of ROW, a line of
+# base_row; empty for "-". A series (series, tests, standins) is given as
+# the path of its file.
+base_get() {
+	local i vals
+	read -ra vals <<<"$1"
+	for i in "${!base_fields[@]}"; do
+		[ "${base_fields[i]}" = "$2" ] || continue
+		case ${vals[i]:--},$2 in
+		-,*) ;;
+		*,series|*,tests|*,standins) echo "$REPO_DIR/${vals[i]}" ;;
+		*) echo "${vals[i]}" ;;
+		esac
+		return 0
+	done
+	die "base_get: no field $2"
 }
 
 # The bases known by name (ci/bases); any other base is a kernel tree's
@@ -82,7 +157,7 @@ ZS_BASES=$(awk '!/^#/ && NF { printf "%s%s", sep, $1; sep = " " }' "$CI_DIR/base
 # shellcheck disable=SC2034 # used by the scripts that source this file
 ZS_DEFAULT_BASE=${ZS_BASES%% *}
 
-# base_has BASE|KVER CHECK: CHECK is among the base's checks (ci/bases).
+# base_has ROW CHECK: CHECK is among the checks of ROW (ci/bases).
 base_has() {
 	[[ ",$(base_get "$1" checks)," == *",$2,"* ]]
 }
@@ -91,7 +166,7 @@ base_has() {
 bases_with() {
 	local b
 	for b in $ZS_BASES; do
-		! base_has "$b" "$1" || echo "$b"
+		! base_has "$(base_row "$b")" "$1" || echo "$b"
 	done
 }
 
@@ -109,25 +184,10 @@ set_env() {
 	done
 }
 
-# base_named NAME: NAME is a base of ci/bases.
-base_named() {
-	[ -n "$1" ] && [[ " $ZS_BASES " == *" $1 "* ]]
-}
-
-# base_key BASE: what base_get finds BASE's line by: its name, or for a
-# tree of your own the version of its top Makefile.
-base_key() {
-	if base_named "$1"; then
-		echo "$1"
-	else
-		makefile_kver <"$1/Makefile"
-	fi
-}
-
 # check_base OPT VALUE: one of ZS_BASES, or the path of a kernel tree (a
 # Makefile and mm/ there).
 check_base() {
-	base_named "$2" && return 0
+	[[ -z $2 || " $ZS_BASES " != *" $2 "* ]] || return 0
 	[ -f "$2/Makefile" ] && [ -d "$2/mm" ] && return 0
 	# A series named where a base goes (--series takes it).
 	[ -z "$2" ] || [[ $2 == */* ]] || [ ! -f "$REPO_DIR/patches/$2/series" ] ||
@@ -196,12 +256,6 @@ check_series() {
 default_frags=("$REPO_DIR/configs/guest.config" "$REPO_DIR/configs/swap.config"
 	"$REPO_DIR/configs/faultinject.config" "$REPO_DIR/configs/kunit.config")
 
-# series_for KVER|BASE: this repository's series for a kernel version or a
-# base name (ci/bases).
-series_for() {
-	echo "$REPO_DIR/$(base_get "$1" series)"
-}
-
 # makefile_kver: the kernel version that the top Makefile on stdin names
 # (6.12.118, 7.3.0-rc7), as make kernelversion prints it.
 makefile_kver() {
@@ -209,12 +263,6 @@ makefile_kver() {
 	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 	$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
 	END { printf "%s%s%s%s\n", v, p != "" ? "." p : "", p != "" && s != "" ? "." s : "", e }'
-}
-
-# base_series BASE: the series of a base of check_base, where known before
-# its tree is prepared: by name, or by the version of a tree's Makefile.
-base_series() {
-	series_for "$(base_key "$1")"
 }
 
 # keep_newest DIR N: remove all but the N entries of DIR used last, by
@@ -264,16 +312,19 @@ series_cut() {
 # (epoch seconds), and the ccache hits and misses of its compilations,
 # tab-separated. The counts come from a stats log of CMD's own
 # (CCACHE_STATSLOG), so that other jobs' builds do not count. Then, for a
-# build, the objects its folder holds (ci/3-build/build.sh writes them to
-# ZS_TIMED_OBJECTS), so that ci/timing/timing.py can tell a whole build; empty
-# for other steps. Returns CMD's status.
+# build (CMD ci/3-build/build.sh, given --objects-out here), the objects
+# its folder holds, so that ci/timing/timing.py can tell a whole build;
+# empty for other steps. Returns CMD's status.
 timed() {
 	local file=$1 step=$2 t0 rc=0 slog objs
 	shift 2
 	slog=$(mktemp)
 	objs=$(mktemp)
 	t0=$(date +%s)
-	CCACHE_STATSLOG=$slog ZS_TIMED_OBJECTS=$objs "$@" || rc=$?
+	if [[ $1 == */3-build/build.sh ]]; then
+		set -- "$1" --objects-out "$objs" "${@:2}"
+	fi
+	CCACHE_STATSLOG=$slog "$@" || rc=$?
 	printf '%s\t%s\t%s\t%s\t%s\n' "$step" "$t0" "$(date +%s)" "$(awk '
 		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h++ }
 		$1 == "cache_miss" { m++ }

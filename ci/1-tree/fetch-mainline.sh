@@ -19,10 +19,12 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 base=${1:-mainline}
-pkgpat=$(base_get "$base" package) || die "fetch-mainline: no base $base in ci/bases"
+check_base BASE "$base"
+row=$(base_row "$base")
+pkgpat=$(base_get "$row" package)
 [[ $pkgpat == *'*' ]] || die "fetch-mainline: $base's package $pkgpat is not a pattern"
 prefix=${pkgpat%\*}
-IFS=, read -ra suites <<<"$(base_get "$base" suites)"
+IFS=, read -ra suites <<<"$(base_get "$row" suites)"
 dir=$CACHE_DIR/mainline
 
 # The tarball fetched last, with its package, version and suite (.info).

@@ -42,9 +42,9 @@ use_tree() {
 		[ "$slot" -eq 0 ] ||
 			dir=$(dirname "$(dirname "$repo")")/work/slot$slot/$(basename "$repo")
 		mkdir -p "$(dirname "$dir")"
-		exec {ZS_TREE_FD}>"$dir.lock"
-		flock -n "$ZS_TREE_FD" && break
-		exec {ZS_TREE_FD}>&-
+		exec {tree_lock_fd}>"$dir.lock"
+		flock -n "$tree_lock_fd" && break
+		exec {tree_lock_fd}>&-
 		say "tree: $dir is held by another job"
 		slot=$((slot + 1))
 	done

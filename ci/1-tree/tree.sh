@@ -32,6 +32,8 @@ set -euo pipefail
 [ $# -eq 1 ] || die "usage: $0 BASE|PATH (BASE: ${ZS_BASES// /, })"
 base=$1
 check_base base "$base"
+# Its line of ci/bases: by name, or by the version of a tree of your own.
+row=$(base_row "$base")
 trees=$CACHE_DIR/trees
 mkdir -p "$trees"
 # Two jobs preparing the same base at once would unpack it twice; jobs
@@ -74,7 +76,7 @@ upstream=""
 # A base of ci/bases: its Debian package, the newest of a pattern or one
 # of Debian 12's; else a tree of your own.
 pkg=""
-! base_named "$base" || pkg=$(base_get "$base" package)
+[ "$base" != "$(base_get "$row" name)" ] || pkg=$(base_get "$row" package)
 case $pkg in
 *'*'*)
 	# KEY=value lines: the package, its version and suite, the tarball.
@@ -188,13 +190,13 @@ apply_standins() {
 }
 
 standins=0
-# The stand-ins of the base whose version this is (ci/bases).
-sfile=$(base_get "$kver" standins) || sfile=""
+# The stand-ins of the base (ci/bases).
+sfile=$(base_get "$row" standins)
 if [ -n "$sfile" ]; then
 	if takes_range zs-upstream; then
 		say "tree: zswap_invalidate() takes a range here already: no stand-in for mm-stable applied"
 	else
-		load_series "$REPO_DIR/$sfile"
+		load_series "$sfile"
 		standins=${#patches[@]}
 		# Made once for these stand-ins on this tree, then kept.
 		key=$(cat <(git -C "$tree" rev-parse zs-upstream) "${patches[@]}" | sha1sum | cut -c1-12)

@@ -4,17 +4,22 @@
 # tree, incrementally, through ccache (the first build of a tree and
 # configuration without it).
 #
-#   ci/3-build/build.sh TREE BUILDDIR FRAGMENT...
+#   ci/3-build/build.sh [--check-last] [--sanitize-only 'FILE...']
+#                       [--objects-of 'PATCH...'] [--objects-out FILE]
+#                       TREE BUILDDIR FRAGMENT...
 #
 # A later fragment overrides an earlier one. An option the fragments ask
 # for that the tree knows but that did not end up in .config is an error (a
 # dependency is missing); one the tree does not know at all (e.g.
-# CONFIG_MEMCG_V1 before v6.12) is only reported. With ZS_CHECK=last only
+# CONFIG_MEMCG_V1 before v6.12) is only reported. With --check-last only
 # the last fragment is checked (a variant that turns off what the others
-# need). ARCH comes from the environment (default x86_64). With
-# ZS_SANITIZE_ONLY (.c files of the tree, e.g. "mm/zswap.c lib/xarray.c")
-# and CONFIG_KCSAN, only those files are instrumented. With ZS_OBJECTS_OF
-# (patch files), only the objects they touch are compiled, not bzImage.
+# need). ARCH comes from the environment (default x86_64).
+# --sanitize-only: .c files of the tree (e.g. "mm/zswap.c lib/xarray.c");
+# with CONFIG_KCSAN, only those files are instrumented.
+# --objects-of: patch files; only the objects they touch are compiled,
+# not bzImage.
+# --objects-out: where to write, for ci/timing/timing.py, how many objects
+# the folder holds after a whole build (timed in ci/lib.sh gives it).
 # The kernel's banner names the sources it was built from
 # ("Linux version ... (ci@src-ID)", ID the source_id of ci/3-build/lib.sh), so that
 # each boot shows which kernel it ran (ci/7-verdict/judge.py).
@@ -24,7 +29,10 @@ set -euo pipefail
 # shellcheck source=ci/3-build/lib.sh
 . "$CI_DIR/3-build/lib.sh"
 
-[ $# -ge 3 ] || { echo "usage: $0 TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
+check_last="" sanitize_only="" objects_of="" objects_out=""
+parse_opts "--check-last --sanitize-only= --objects-of= --objects-out= @" "$@"
+set -- "${args[@]}"
+[ $# -ge 3 ] || { echo "usage: $0 [options] TREE BUILDDIR FRAGMENT..." >&2; exit 2; }
 tree=$(realpath "$1")
 src=$(source_id "$tree") || die "$tree is not a git tree: its kernel could not name its sources"
 build=$2
@@ -41,7 +49,9 @@ export ARCH=${ARCH:-x86_64}
 # Kconfig files and scripts, and the tools Kconfig asks for versions (its
 # key), so it is done only for a key this folder has not configured for.
 config_key() {
-	printf '%s\n' "$ARCH" "${ZS_CHECK:-all}"
+	local checked=all
+	[ -z "$check_last" ] || checked=last
+	printf '%s\n' "$ARCH" "$checked"
 	cat "${frags[@]}"
 	(cd "$tree" && find . -path ./.git -prune -o \( -name 'Kconfig*' \
 		-o -path './scripts/*' -o -path '*/configs/*' \) -type f -print0 |
@@ -60,12 +70,12 @@ key=$(config_key | sha1sum | cut -d' ' -f1)
 # what make would make: make is not run. The faults switched at boot
 # (ci/tests/test-faults.sh) build one kernel again and again, and a make
 # that has nothing to do takes 10-20 s.
-made=$(printf '%s\n' "$src" "$key" "${ZS_SANITIZE_ONLY:-}" "${ZS_OBJECTS_OF:-}" |
+made=$(printf '%s\n' "$src" "$key" "$sanitize_only" "$objects_of" |
 	sha1sum | cut -d' ' -f1)
 if [ "$(cat "$build/.zs-made" 2>/dev/null)" = "$made" ] && [ -f "$build/.zs-built" ] &&
 	[ -z "$(find "$build" -newer "$build/.zs-built" -print -quit)" ]; then
 	echo "build: this folder's last build made these sources in this configuration, nothing written since: make not run"
-	[ -z "${ZS_TIMED_OBJECTS:-}" ] || echo 0 >"$ZS_TIMED_OBJECTS"
+	[ -z "$objects_out" ] || echo 0 >"$objects_out"
 	exit 0
 fi
 rm -f "$build/.zs-made"
@@ -127,7 +137,7 @@ while IFS= read -r line; do
 		echo "config: $opt does not exist in this tree, ignored"
 	fi
 done < <(
-	if [ "${ZS_CHECK:-all}" = last ]; then checked=("${frags[-1]}"); else checked=("${frags[@]}"); fi
+	if [ -n "$check_last" ]; then checked=("${frags[-1]}"); else checked=("${frags[@]}"); fi
 	# The last word on each option wins, as in merge_config.sh.
 	grep -hE '^CONFIG_[A-Z0-9_]+=' "${checked[@]}" | tac | sort -s -u -t= -k1,1
 )
@@ -154,8 +164,8 @@ fi
 # on for the files named. It is keyed by the object's name in its folder's
 # Makefile: the files named must be built by their own folder's Makefile.
 san=()
-for c in ${ZS_SANITIZE_ONLY:-}; do
-	[ -f "$tree/$c" ] || { echo "ZS_SANITIZE_ONLY: no $c in $tree" >&2; exit 1; }
+for c in $sanitize_only; do
+	[ -f "$tree/$c" ] || { echo "--sanitize-only: no $c in $tree" >&2; exit 1; }
 	san+=("KCSAN_SANITIZE_$(basename "$c" .c).o=y")
 done
 [ ${#san[@]} -eq 0 ] || san+=(KCSAN_SANITIZE=n)
@@ -174,7 +184,7 @@ uncached=""
 if [ -z "${ZS_DISTCC_HOSTS:-}" ] && [ -z "$(find "$build" \( -path "$build/scripts" \
 	-o -path "$build/tools" \) -prune -o -name '*.o' -print -quit)" ]; then
 	seen=$CCACHE_DIR/zs-seen/$(printf '%s\n' "$tree" "$key" \
-		"${ZS_SANITIZE_ONLY:-}" | sha1sum | cut -d' ' -f1)
+		"$sanitize_only" | sha1sum | cut -d' ' -f1)
 	if [ ! -e "$seen" ]; then
 		mkdir -p "$(dirname "$seen")"
 		touch "$seen"
@@ -183,12 +193,12 @@ if [ -z "${ZS_DISTCC_HOSTS:-}" ] && [ -z "$(find "$build" \( -path "$build/scrip
 		echo "build: the first build of this tree and configuration for this ccache: compiled without it"
 	fi
 fi
-# ZS_OBJECTS_OF (patch files): compile only the objects those patches
+# --objects-of (patch files): compile only the objects those patches
 # touch (ci/3-build/objects.sh), not the kernel: no whole build.
 targets=(bzImage)
-if [ -n "${ZS_OBJECTS_OF:-}" ]; then
+if [ -n "$objects_of" ]; then
 	# shellcheck disable=SC2086 # a list of patch paths without spaces
-	mapfile -t targets < <("$(dirname "$0")/objects.sh" "$tree" "$build" $ZS_OBJECTS_OF) ||
+	mapfile -t targets < <("$(dirname "$0")/objects.sh" "$tree" "$build" $objects_of) ||
 		exit 1
 	[ ${#targets[@]} -gt 0 ] || exit 1
 	echo "objects: ${targets[*]}"
@@ -201,10 +211,10 @@ make -C "$tree" O="$build" -j"$jobs" CC="ccache gcc" "${san[@]}" "${targets[@]}"
 # many as a build from an empty folder compiles. The build compiled fewer
 # when most were up to date. After it, for a build that bypassed ccache,
 # the same count again: it compiled them all, and ccache counted none.
-# Not for a build of a few objects alone (ZS_OBJECTS_OF), which is never a
+# Not for a build of a few objects alone (--objects-of), which is never a
 # whole build.
-if [ -n "${ZS_TIMED_OBJECTS:-}" ] && [ -z "${ZS_OBJECTS_OF:-}" ]; then
+if [ -n "$objects_out" ] && [ -z "$objects_of" ]; then
 	n=$(grep -rlE --include='.*.cmd' '^(saved)?cmd_[^ ]+ := ccache ' "$build" | wc -l) || true
-	printf '%s%s' "$n" "${uncached:+$'\t'$n}" >"$ZS_TIMED_OBJECTS"
+	printf '%s%s' "$n" "${uncached:+$'\t'$n}" >"$objects_out"
 fi
 exit $rc

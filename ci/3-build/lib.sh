@@ -72,15 +72,15 @@ build_folder() {
 	echo "$d"
 }
 
-# distro_config [FLAVOUR]: the path of Debian's own configuration for the
-# kernel $ZS_KVER, amd64, of FLAVOUR (none, the default, or rt), from its
-# config package of ci/bases, installed if missing (the "debian" column
-# and ci/jobs/compile-series.sh), where Debian 12 ships one; nothing
-# otherwise.
+# distro_config ROW [FLAVOUR]: the path of Debian's own configuration for
+# the kernel of the base ROW (ci/lib.sh base_row), amd64, of FLAVOUR (none,
+# the default, or rt), from its config package of ci/bases, installed if
+# missing (the "debian" column and ci/jobs/compile-series.sh), where
+# Debian 12 ships one; nothing otherwise.
 distro_config() {
 	local pkg
-	pkg=$(base_get "$ZS_KVER" config)
+	pkg=$(base_get "$1" config)
 	[ -n "$pkg" ] || return 0
 	"$CI_DIR/deps.sh" "$pkg" >&2 || return 1
-	echo "/usr/src/$pkg/config.amd64_${1:-none}_amd64.xz"
+	echo "/usr/src/$pkg/config.amd64_${2:-none}_amd64.xz"
 }

@@ -4,7 +4,7 @@
 # patches change and those that include the headers they change, as far as
 # TREE has them now (a file a later patch adds is not there yet) and the
 # configuration in BUILDDIR/.config builds them. For ci/3-build/build.sh
-# (ZS_OBJECTS_OF) and ci/3-build/build-distro.sh, which compile them alone.
+# (--objects-of) and ci/3-build/build-distro.sh, which compile them alone.
 #
 #   ci/3-build/objects.sh TREE BUILDDIR SERIES-PATCH...
 #

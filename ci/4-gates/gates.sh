@@ -7,15 +7,21 @@
 # compared without their line and column numbers, so that code moving
 # down a file does not count as new.
 #
-#   [ZS_GATES="sparse W1 cocci"] ci/4-gates/gates.sh TREE BUILDDIR OUTDIR
+#   ci/4-gates/gates.sh [--gates sparse,W1,cocci] TREE BUILDDIR OUTDIR
 #
 # TREE is a git tree whose HEAD is the patch (git am) and BUILDDIR a build
 # of it by ci/3-build/build.sh. Files the configuration does not build are left
 # out. Writes OUTDIR/gate-<name>.log (the messages before and after, and the new
 # ones) and prints one "gate-<name> ok|fail|skip" line per gate.
 set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/../lib.sh"
 
-[ $# -eq 3 ] || { echo "usage: $0 TREE BUILDDIR OUTDIR" >&2; exit 2; }
+gates=sparse,W1,cocci
+parse_opts "--gates= @" "$@"
+check_words --gates "$gates" sparse W1 cocci
+set -- "${args[@]}"
+[ $# -eq 3 ] || { echo "usage: $0 [--gates GATE,...] TREE BUILDDIR OUTDIR" >&2; exit 2; }
 tree=$(realpath "$1")
 build=$(realpath "$2")
 out=$3
@@ -51,9 +57,9 @@ messages() {
 	rm -f "$raw"
 }
 
-# ZS_GATES picks gates (default all three); a tool that is not installed
+# --gates picks gates (default all three); a tool that is not installed
 # makes its gate "skip".
-read -ra wanted <<<"${ZS_GATES:-sparse W1 cocci}"
+IFS=, read -ra wanted <<<"$gates"
 installed() {
 	case $1 in
 	sparse) command -v sparse >/dev/null ;;

@@ -14,17 +14,11 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-suite=selftests newest=()
-while [ $# -gt 2 ]; do
-	case $1 in
-	--suite) suite=$2 ;;
-	--newest) newest=("NEWEST=$(realpath "$2")") ;;
-	*) die "image: unknown option '$1'" ;;
-	esac
-	shift 2
-done
+suite=selftests newest=""
+parse_opts "--suite= --newest= @" "$@"
 case $suite in selftests|benchmarks) ;; *) die "image: unknown suite '$suite'" ;; esac
-[ $# -eq 2 ] || die "usage: $0 [--suite selftests|benchmarks] [--newest DIR] TREE OUTDIR"
+[ ${#args[@]} -eq 2 ] || die "usage: $0 [--suite selftests|benchmarks] [--newest DIR] TREE OUTDIR"
+set -- "${args[@]}"
 tree=$(realpath "$1")
 mkdir -p "$2"
 out=$(realpath "$2")
@@ -33,7 +27,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests}
 
 log=$out/$suite-build.log
-make -s -C "$REPO_DIR/$suite" KSRC="$tree" "${newest[@]}" O="$root/tests" >"$log" 2>&1 ||
+make -s -C "$REPO_DIR/$suite" KSRC="$tree" ${newest:+"NEWEST=$(realpath "$newest")"} O="$root/tests" >"$log" 2>&1 ||
 	{ cat "$log" >&2; die "$suite do not build against $tree"; }
 # The Makefile lists what it built for this tree, in the order to run it:
 # tests.list for the main boot, tests-<profile>.list for the other boots of

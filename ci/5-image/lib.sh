@@ -2,16 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Step code of image: the guest's tests, built and cached; sourced after ci/lib.sh, never run.
 
-# tests_series_for KVER|BASE: the series of kselftests that the guest's
-# tests are built with at every point of a base's series, the base
-# included (ci/bases; docs/series.md); nothing where there is none (6.12's
-# test_zswap.c lacks what they build on, 6.1 has no test_zswap.c).
-tests_series_for() {
-	local s
-	s=$(base_get "$1" tests)
-	[ -z "$s" ] || echo "$REPO_DIR/$s"
-}
-
 # mm_standins MM: the stand-ins for the mm tree's later fixes of the
 # files of MM (a series' mm-tree/), in the order of MM/../standins/series;
 # nothing where there is none.
@@ -37,7 +27,7 @@ newest_kselftests() {
 	local out=$1/newest ts mm mtree p d=tools/testing/selftests sp=()
 	# shellcheck disable=SC2034 # patch_dir: set by load_series, unused here
 	local patches=() patch_dir
-	ts=$REPO_DIR/$(base_get mainline tests)
+	ts=$(base_get "$(base_row mainline)" tests)
 	mm=$(dirname "$ts")/mm-tree
 	mtree=$("$CI_DIR/1-tree/tree.sh" mainline | sed -n 's/^ZS_TREE=//p') ||
 		{ echo "newest kselftests: no mainline tree" >&2; return 1; }

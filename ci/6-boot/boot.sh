@@ -44,23 +44,10 @@ set -euo pipefail
 smp=2 mem=2048 swap_mib=1024 limit=1200 accel=${ZS_ACCEL:-tcg} append="" drive=""
 claim=""
 shell=0
-while [ $# -gt 3 ]; do
-	case $1 in
-	--shell) shell=1; shift; continue ;;
-	--smp) smp=$2 ;;
-	--mem) mem=$2 ;;
-	--swap-mib) swap_mib=$2 ;;
-	--timeout) limit=$2 ;;
-	--accel) accel=$2 ;;
-	--append) append=$2 ;;
-	--drive) drive=$2 ;;
-	--source-id) claim=$2 ;;
-	*) die "boot: unknown option $1" ;;
-	esac
-	shift 2
-done
-[ $# -eq 3 ] || die "usage: $0 [options] BZIMAGE INITRAMFS OUTDIR"
-kernel=$1 initrd=$2 out=$3
+parse_opts "--shell --smp= --mem= --swap-mib= --timeout=limit --accel= --append=
+	--drive= --source-id=claim @" "$@"
+[ ${#args[@]} -eq 3 ] || die "usage: $0 [options] BZIMAGE INITRAMFS OUTDIR"
+kernel=${args[0]} initrd=${args[1]} out=${args[2]}
 mkdir -p "$out"
 rm -f "$out/boot-exit" "$out/boot-infra" "$out/boot-seconds" "$out/source-id"
 [ -z "$claim" ] || echo "$claim" >"$out/source-id"

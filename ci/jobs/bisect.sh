@@ -8,7 +8,7 @@
 # that a step compiles only what differs from what it last built there
 # (and ccache the rest).
 #
-#   ci/jobs/bisect.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE] [--results DIR]
+#   ci/jobs/bisect.sh [--base BASE|PATH] [--series FILE] [--results DIR]
 #                objects|build|boot|TEST
 #
 # objects: only the objects the series touches compile, with the guest's
@@ -41,36 +41,23 @@ set -euo pipefail
 . "$CI_DIR/5-image/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" check=""
-usage="usage: $0 [--base B] [--series FILE] [--results DIR] objects|build|boot|TEST"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--series) series=${2-} ;;
-	--results) results=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	-*) die "unknown option $1 ($usage)" ;;
-	*)
-		[ -z "$check" ] || die "one check only: $check and $1 ($usage)"
-		check=$1
-		shift
-		continue
-		;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
-[ -n "$check" ] || die "no check given ($usage)"
+parse_opts "--base= --series= --results= @" "$@"
+[ ${#args[@]} -gt 0 ] || die "no check given (see --help)"
+[ ${#args[@]} -eq 1 ] || die "one check only: ${args[*]} (see --help)"
+check=${args[0]}
 
 # Refused here, before a tree is prepared or anything built.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+row=$(base_row "$base")
+tests_series=$(base_get "$row" tests)
 [ -z "$results" ] || check_outdir --results "$results"
 if [ -n "$series" ]; then
 	check_series --series "$series"
-	load_series "$series"
 else
-	load_series "$(base_series "$base")"
+	series=$(base_get "$row" series)
 fi
-[ ${#patches[@]} -gt 0 ] || die "series ${series:-of $base} is empty: nothing to bisect"
+load_series "$series"
+[ ${#patches[@]} -gt 0 ] || die "series $series is empty: nothing to bisect"
 
 # What a boot runs: nothing (zs.only names no test), or the one test, in
 # its profile's boot.
@@ -99,10 +86,7 @@ fi
 say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
-load_series "$series"
 n=${#patches[@]}
-[ "$n" -gt 0 ] || die "series $series is empty: nothing to bisect"
 results=${results:-$REPO_DIR/results/bisect-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 results=$(realpath "$results")
@@ -111,12 +95,12 @@ if [ "$check" != build ] && [ "$check" != objects ]; then
 	# Once, from the base with the base's tests series on top (as
 	# run-series.sh does at a point whose patch leaves the selftests).
 	say "image: building the selftests against the base tree"
-	tests_image "$tree" "$results/image" "$(tests_series_for "$ZS_KVER")" >/dev/null ||
+	tests_image "$tree" "$results/image" "$tests_series" >/dev/null ||
 		die "could not build the test image (see $results/image)"
 fi
 
 frags=("${default_frags[@]}")
-[ -z "$(tests_series_for "$ZS_KVER")" ] || frags+=("$REPO_DIR/configs/selftests-zswap.config")
+[ -z "$tests_series" ] || frags+=("$REPO_DIR/configs/selftests-zswap.config")
 
 # point_ok K: 0 when point K passes the check, 1 when it fails (or
 # crashes), 2 at an infrastructure error; the logs go to RESULTS/point-K/,
@@ -129,14 +113,16 @@ point_ok() {
 	mkdir -p "$d"
 	to_point "$k" "$d/apply.log" ||
 		die "point $k: $(sed -n 's/^APPLY FAILED: //p' "$d/apply.log") (see $d/apply.log)"
+	local objects_of=""
 	if [ "$check" = objects ]; then
 		bdir=$CACHE_DIR/build/$ZS_TAG-objects-guest
-		export ZS_OBJECTS_OF="${patches[*]}"
+		objects_of="${patches[*]}"
 	else
 		bdir=$(build_folder default)
 	fi
-	say "bisect: point $k ($(point_name "$k")): build${ZS_OBJECTS_OF:+ of the objects of the series}"
-	if timed "$d/times" build "$CI_DIR/3-build/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+	say "bisect: point $k ($(point_name "$k")): build${objects_of:+ of the objects of the series}"
+	if timed "$d/times" build "$CI_DIR/3-build/build.sh" ${objects_of:+--objects-of "$objects_of"} \
+		"$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >"$d/steps"
 	else
 		echo "build fail" >"$d/steps"

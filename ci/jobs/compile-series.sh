@@ -5,12 +5,12 @@
 # printed), checkpatch it as the main job does, and compile the objects the
 # series touches (ci/3-build/objects.sh) with Debian's own configuration
 # for the kernel (linux-config-X.Y, ci/3-build/build-distro.sh) and with the
-# guest's (ci/3-build/build.sh with ZS_OBJECTS_OF), each after the
+# guest's (ci/3-build/build.sh --objects-of), each after the
 # configuration's "make prepare", in build folders of their own. The
 # objects are those of the whole series at every point, so each folder
 # stays incremental; an object a later patch adds is left out until then.
 #
-#   ci/jobs/compile-series.sh [--base v6.12|v6.1|mainline|PATH]
+#   ci/jobs/compile-series.sh [--base BASE|PATH]
 #                             [--series FILE] [--from K] [--results DIR]
 #
 # --from K: check points K and after only (those before are applied
@@ -39,22 +39,11 @@ set -euo pipefail
 
 mapfile -t compiled < <(bases_with compile)
 base=${compiled[0]} series="" results="" from=1
-usage="usage: $0 [--base ${ZS_BASES// /|}|PATH] [--series FILE] [--from K] [--results DIR]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--series) series=${2-} ;;
-	--from) from=${2-} ;;
-	--results) results=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
+parse_opts "--base= --series= --from= --results=" "$@"
 check_base --base "$base"
+row=$(base_row "$base")
 [ -z "$series" ] || check_series --series "$series"
-[[ $from =~ ^[1-9][0-9]*$ ]] || die "--from '$from': a point, 1 or more ($usage)"
+[[ $from =~ ^[1-9][0-9]*$ ]] || die "--from '$from': a point, 1 or more"
 [ -n "$results" ] || results=$REPO_DIR/results/compile-${base//\//_}-$(date +%Y%m%d-%H%M%S)
 check_outdir --results "$results"
 mkdir -p "$results"
@@ -65,7 +54,7 @@ say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
 say "tree: $ZS_BASE_DESC"
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+[ -n "$series" ] || series=$(base_get "$row" series)
 series=$(realpath "$series")
 load_series "$series"
 sname=$(basename "$(dirname "$series")")
@@ -73,7 +62,7 @@ sname=$(basename "$(dirname "$series")")
 	die "--from $from: $series has ${#patches[@]} patches"
 
 # Debian's configuration, where Debian 12 ships one for this kernel.
-distro_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
+distro_cfg=$(distro_config "$row" none) || die "cannot install Debian's configuration for $ZS_KVER"
 [ -n "$distro_cfg" ] ||
 	say "distro: Debian 12 has no configuration for $ZS_KVER: the guest's only"
 
@@ -129,7 +118,7 @@ for ((k = from; k <= ${#patches[@]}; k++)); do
 			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${patches[@]}" || true
 	fi
 	step "$(at "$k")" "objects, the guest's configuration" "$d/build-guest.log" \
-		env ZS_OBJECTS_OF="${patches[*]}" "$CI_DIR/3-build/build.sh" "$tree" \
+		"$CI_DIR/3-build/build.sh" --objects-of "${patches[*]}" "$tree" \
 		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
 	if [ $fail -ne 0 ] && [ "$k" -lt ${#patches[@]} ]; then
 		echo "# points $((k + 1)) to ${#patches[@]} not checked: they stand on this one"
@@ -166,7 +155,7 @@ for cut in upstream production; do
 			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${kept[@]}" || true
 	fi
 	step "$where" "objects, the guest's configuration" "$d/build-guest.log" \
-		env ZS_OBJECTS_OF="${kept[*]}" "$CI_DIR/3-build/build.sh" "$tree" \
+		"$CI_DIR/3-build/build.sh" --objects-of "${kept[*]}" "$tree" \
 		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
 done
 reset_tree "$tree"

@@ -22,17 +22,12 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 times=20 load=build only=test_zswap
-args="$*"
-while [ $# -gt 3 ]; do
-	case $1 in
-	--times) check_count --times "$2"; times=$2 ;;
-	--load) check_choice --load "$2" build none; load=$2 ;;
-	--only) only=$2 ;;
-	*) die "repeat-boots: unknown option '$1' (see the top of $0)" ;;
-	esac
-	shift 2
-done
-[ $# -eq 3 ] || die "usage: $0 [--times N] [--load build|none] [--only TESTS] BZIMAGE INITRAMFS OUTDIR"
+cmdline="$*"
+parse_opts "--times= --load= --only= @" "$@"
+check_count --times "$times"
+check_choice --load "$load" build none
+[ ${#args[@]} -eq 3 ] || die "usage: $0 [--times N] [--load build|none] [--only TESTS] BZIMAGE INITRAMFS OUTDIR"
+set -- "${args[@]}"
 check_file BZIMAGE "$1"
 check_file INITRAMFS "$2"
 bz=$(realpath "$1") initrd=$(realpath "$2")
@@ -61,7 +56,7 @@ if [ "$load" = build ]; then
 	loadpid=$!
 fi
 
-cmd="$0 $args"
+cmd="$0 $cmdline"
 {
 	echo "# $cmd (at $(git -C "$REPO_DIR" rev-parse --short HEAD))"
 	echo "# $times boots of $bz with $initrd, zs.only=$only, load: $load"

@@ -4,9 +4,10 @@
 # 1..k, checkpatch patch k, build, boot QEMU with brd swap and zswap, run
 # the selftests, and judge the point; then print the per-patch table.
 #
-#   ci/jobs/run-series.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE]
+#   ci/jobs/run-series.sh [--base BASE|PATH] [--series FILE]
 #                         [--results DIR] [--debug last|all|none] [--from K] [--to K]
-#                         [--variants all|last|none] [--gates all|last|none]
+#                         [--variants all|last|none[:VARIANT,...]]
+#                         [--gates all|last|none[:GATE,...]]
 #                         [--distro all|last|none] [--kcsan last|all|none]
 #                         [--stress full|short] [--only TEST,...]
 #                         [--debug-only TEST,...] [--boots all|last|none]
@@ -19,10 +20,11 @@
 # --from K applies patches 1..K-1 without building them and starts at
 # point K; --to K stops after point K (one point of a CI matrix: --from K
 # --to K; "last" there means the series' last point). --variants: at which
-# points to also build the configurations of ci/3-build/variants (default all).
+# points to also build the configurations of ci/3-build/variants (default all);
+# after a colon, which of them (e.g. all:MEMCG=n; default every one).
 # --gates: at which points to run the static-analysis gates of
 # ci/4-gates/gates.sh (sparse, W=1, coccinelle on the files the patch touches;
-# default all).
+# default all); after a colon, which of them (e.g. last:sparse,W1).
 # --distro: at which points to compile what the series touches with
 # Debian's own configuration for the kernel (ci/3-build/build-distro.sh, the
 # "debian" column; default all, on 6.12.y and 6.1.y trees, for which
@@ -62,8 +64,8 @@
 # ci/tests/faults/mainline/schemata.patch turned on: zswap.ci_fault=NAME).
 # --tests-series: the series of kselftests put on top of each point for
 # the guest's tests, never built into its kernel (default: the base's,
-# patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y;
-# ci/5-image/lib.sh tests_series_for).
+# patches/selftests-zswap/series on mainline, none on 6.12.y and 6.1.y:
+# the tests field of ci/bases).
 #
 # Exit status (ci/7-verdict/verdict.py table): 0 every row green; 1 a row red (a
 # step, a test, a splat or a crash), the series not going on with quilt,
@@ -84,34 +86,25 @@ set -euo pipefail
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" results="" debug=last from=0 to="" variants=all gates=all only=""
 distro=all kcsan=last stress=full tests_series="" debug_only="" append=""
 boots=all default=build cut=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--series) series=${2-} ;;
-	--results) results=${2-} ;;
-	--debug) debug=${2-} ;;
-	--from) from=${2-} ;;
-	--variants) variants=${2-} ;;
-	--gates) gates=${2-} ;;
-	--distro) distro=${2-} ;;
-	--kcsan) kcsan=${2-} ;;
-	--stress) stress=${2-} ;;
-	--to) to=${2-} ;;
-	--only) only=${2-} ;;
-	--debug-only) debug_only=${2-} ;;
-	--append) append=${2-} ;;
-	--boots) boots=${2-} ;;
-	--default) default=${2-} ;;
-	--cut) cut=${2-} ;;
-	--tests-series) tests_series=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	*) die "unknown option $1 (see --help)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	shift 2
-done
+parse_opts "--base= --series= --results= --debug= --from= --to= --variants=
+	--gates= --distro= --kcsan= --stress= --only= --debug-only= --append=
+	--boots= --default= --cut= --tests-series=" "$@"
 # Refused here, before anything is installed, unpacked or built.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+# The base's line of ci/bases, for every later question about it: by its
+# name, or by the version of a tree of your own.
+row=$(base_row "$base")
+# WHEN:LIST: the gates or variants to run, at those points.
+gate_names=sparse,W1,cocci variant_names=""
+if [[ $gates == *:* ]]; then
+	gate_names=${gates#*:} gates=${gates%%:*}
+	check_words --gates "$gate_names" sparse W1 cocci
+fi
+if [[ $variants == *:* ]]; then
+	variant_names=${variants#*:} variants=${variants%%:*}
+	# shellcheck disable=SC2046 # the variants' names, one word each
+	check_words --variants "$variant_names" $(sed -e 's/#.*//' "$CI_DIR/3-build/variants" | awk 'NF { print $1 }')
+fi
 for o in debug variants gates distro kcsan; do
 	check_choice "--$o" "${!o}" last all none
 done
@@ -138,14 +131,14 @@ check_from() {
 	[ -z "$to" ] || [ "$to" -le ${#patches[@]} ] ||
 		die "--to $to: the series has ${#patches[@]} patches (points 0 to ${#patches[@]})"
 }
-# The series, known before the tree is: --series, or the base's (by its
-# name, or by the version of a tree of your own).
+# The series, known before the tree is: --series, or the base's.
 if [ -n "$series" ]; then
 	check_series --series "$series"
-	load_series "$series"
 else
-	load_series "$(base_series "$base")"
+	series=$(base_get "$row" series)
 fi
+series=$(realpath "$series")
+load_series "$series"
 # load_cut FILE: with --cut, keep the patches of the series FILE that cut
 # leaves.
 load_cut() {
@@ -153,15 +146,15 @@ load_cut() {
 	mapfile -t patches < <(series_cut "$1" "$cut")
 	[ ${#patches[@]} -gt 0 ] || die "--cut $cut: $1 has no optional sets"
 }
-load_cut "${series:-$(base_series "$base")}"
+load_cut "$series"
 check_from
 t_start=$(date +%s)
 if [ "$gates" != none ]; then
-	# The gates' tools, as ZS_GATES picks them (ci/4-gates/gates.sh); coccinelle
+	# The gates' tools, as --gates picks them (ci/4-gates/gates.sh); coccinelle
 	# needs OCaml for the scripts written in it.
 	gpkgs=()
-	case " ${ZS_GATES:-sparse W1 cocci} " in *" sparse "*) gpkgs+=(sparse) ;; esac
-	case " ${ZS_GATES:-sparse W1 cocci} " in *" cocci "*) gpkgs+=(coccinelle ocaml-nox) ;; esac
+	case ",$gate_names," in *,sparse,*) gpkgs+=(sparse) ;; esac
+	case ",$gate_names," in *,cocci,*) gpkgs+=(coccinelle ocaml-nox) ;; esac
 	"$CI_DIR/deps.sh" "${gpkgs[@]}" || die "cannot install ${gpkgs[*]}"
 fi
 
@@ -171,12 +164,12 @@ say "tree: preparing base $base"
 use_tree "$base"
 tree=$ZS_TREE
 
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
-series=$(realpath "$series")
 load_series "$series"
 load_cut "$series"
 qpatches=$patch_dir
-[ -n "$tests_series" ] || tests_series=$(tests_series_for "$ZS_KVER")
+# The guest's tests series: --tests-series, or the base's (ci/bases).
+base_tests=$(base_get "$row" tests)
+[ -n "$tests_series" ] || tests_series=$base_tests
 [ "$tests_series" != none ] || tests_series=""
 [ -z "$tests_series" ] || tests_series=$(realpath "$tests_series")
 # On a Debian tree that stands in for the mm tree (a base of ci/bases with
@@ -184,7 +177,7 @@ qpatches=$patch_dir
 # where it keeps them (the text it is mailed against); on a tree of your
 # own, on that tree's where it applies there, else on the mm tree's.
 tests_mm=""
-if base_named "$base" && [ -n "$(base_get "$base" standins)" ] &&
+if [ "$base" = "$(base_get "$row" name)" ] && [ -n "$(base_get "$row" standins)" ] &&
 	[ -n "$tests_series" ] &&
 	[ -d "$(dirname "$tests_series")/mm-tree" ]; then
 	tests_mm=$(dirname "$tests_series")/mm-tree
@@ -198,7 +191,7 @@ check_from
 # Debian's configuration for this kernel, where Debian 12 ships one: the
 # "debian" column (--distro), and the choices of the debug row (see
 # --help).
-debian_cfg=$(distro_config none) || die "cannot install Debian's configuration for $ZS_KVER"
+debian_cfg=$(distro_config "$row" none) || die "cannot install Debian's configuration for $ZS_KVER"
 distro_cfg=""
 if [ "$distro" != none ]; then
 	distro_cfg=$debian_cfg
@@ -291,7 +284,7 @@ fi
 # test_zswap, the one the kselftests series makes, as stable trees run the
 # newest kselftests on their kernels (ci/5-image/lib.sh newest_kselftests).
 newest=""
-if [ -z "$(tests_series_for "$ZS_KVER")" ]; then
+if [ -z "$base_tests" ]; then
 	say "image: the newest test_zswap (the mm tree's, with the kselftests series)"
 	newest=$(newest_kselftests "$results") || die "cannot make the newest kselftests"
 	echo "newest:  test_zswap built from $newest (the mainline base's selftests, the mm tree's test_zswap.c, the kselftests series)" >>"$results/header"
@@ -372,13 +365,13 @@ boot_profile() {
 }
 
 # build_variants DIR NAME: build the configurations of ci/3-build/variants
-# (those named in ZS_VARIANTS, if set), each in its own build folder (no '=' in
+# (those --variants names, if it does), each in its own build folder (no '=' in
 # its name: objtool's build breaks on it), and record a build-<variant>
 # step for each.
 build_variants() {
 	local vname arch frag rc log
 	while read -r vname arch frag; do
-		[ -z "${ZS_VARIANTS:-}" ] || [[ " $ZS_VARIANTS " == *" $vname "* ]] ||
+		[ -z "$variant_names" ] || [[ ",$variant_names," == *",$vname,"* ]] ||
 			continue
 		say "[$k/${#patches[@]}] $2: build $vname"
 		rc=ok log=$1/build-$vname.log
@@ -408,7 +401,7 @@ build_variants() {
 # build_variant: one build of build_variants' loop.
 # shellcheck disable=SC2317 # called through timed
 build_variant() {
-	ARCH=$arch ZS_CHECK=last "$CI_DIR/3-build/build.sh" "$tree" \
+	ARCH=$arch "$CI_DIR/3-build/build.sh" --check-last "$tree" \
 		"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
 		"$REPO_DIR/configs/$frag"
 }
@@ -472,15 +465,15 @@ run_point() {
 			[ ! -f "$tree/$c" ] || san="$san $c"
 		done
 	fi
-	if ZS_SANITIZE_ONLY=$san timed "$d/times" build \
-		"$CI_DIR/3-build/build.sh" "$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
+	if timed "$d/times" build "$CI_DIR/3-build/build.sh" ${san:+--sanitize-only "$san"} \
+		"$tree" "$bdir" "${frags[@]}" >"$d/build.log" 2>&1; then
 		echo "build ok" >>"$d/steps"
 		# Kept (2 MB): the row's qemu-cmd and ci/6-boot/boot.sh --shell boot it
 		# again (docs/pipeline.md, "Reading a failure").
 		cp "$bdir/arch/x86/boot/bzImage" "$d/bzImage"
 		if [ "$config" = default ] && [ "$k" -gt 0 ] && at_point "$gates" "$k"; then
 			say "[$k/${#patches[@]}] $name: gates (sparse, W=1, coccinelle)"
-			timed "$d/times" gates "$CI_DIR/4-gates/gates.sh" "$tree" "$bdir" "$d" \
+			timed "$d/times" gates "$CI_DIR/4-gates/gates.sh" --gates "$gate_names" "$tree" "$bdir" "$d" \
 				>>"$d/steps" 2>"$d/gates.err" ||
 				echo "gate-run fail" >>"$d/steps"
 		fi

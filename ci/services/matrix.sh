@@ -27,11 +27,11 @@ if [ "$out" = gitlab ]; then
 	printf '\npoint:\n  extends: .point\n  parallel:\n    matrix:\n'
 fi
 for base in "$@"; do
-	case $base in
-	mainline|v[0-9]*.[0-9]*) ;;
-	*) die "matrix: $base is not a base like mainline or v6.12 (a tree of your own has no series of this repository)" ;;
-	esac
-	load_series "$(series_for "$base")"
+	check_base matrix: "$base"
+	row=$(base_row "$base")
+	[ "$base" = "$(base_get "$row" name)" ] ||
+		die "matrix: $base: a tree of your own has no cells (the bases: ${ZS_BASES// /, })"
+	load_series "$(base_get "$row" series)"
 	mapfile -t points < <(seq 0 ${#patches[@]})
 	case $out in
 	list) for k in "${points[@]}"; do echo "$base $k"; done ;;

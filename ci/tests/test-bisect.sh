@@ -8,33 +8,25 @@
 # series touches (no whole build), and ci/jobs/compile-series.sh must fail
 # at that patch too, naming it, after the points before it passed.
 #
-#   ci/tests/test-bisect.sh [--base mainline|v6.12] [--check build|objects]
+#   ci/tests/test-bisect.sh [--base BASE] [--check build|objects]
 #                           [--results DIR]
+#
+# BASE: one with a ci/tests/faults/BASE/build-break.patch (default: the
+# first base of ci/bases).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 base=$ZS_DEFAULT_BASE check=build
 results=$REPO_DIR/results/test-bisect-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base BASE] [--check build|objects] [--results DIR]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--results) results=${2-} ;;
-	--check) check=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
-case $check in build|objects) ;; *) die "--check $check: build or objects ($usage)" ;; esac
+parse_opts "--base= --check= --results=" "$@"
+case $check in build|objects) ;; *) die "--check $check: build or objects" ;; esac
 fault=$CI_DIR/tests/faults/$base/build-break.patch
-[ -f "$fault" ] || die "--base $base: no ci/tests/faults/$base/build-break.patch to plant ($usage)"
+[ -f "$fault" ] || die "--base $base: no ci/tests/faults/$base/build-break.patch to plant"
 mkdir -p "$results/series"
 results=$(realpath "$results")
 
-load_series "$(base_series "$base")"
+load_series "$(base_get "$(base_row "$base")" series)"
 at=$(( ${#patches[@]} >= 2 ? 1 : 0 ))
 name=$(printf '%04da-build-break' $((at + 1)))
 broken=$results/series

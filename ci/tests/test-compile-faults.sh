@@ -13,7 +13,10 @@
 # the objects are those of the series' last point plus what the fault
 # changes: the build folders of the test command's compile stage stay warm.
 #
-#   ci/tests/test-compile-faults.sh [--base v6.12|v6.1] [--results DIR]
+#   ci/tests/test-compile-faults.sh [--base BASE] [--results DIR]
+#
+# BASE: a base whose checks in ci/bases include compile (default: the
+# first such).
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -25,22 +28,12 @@ set -euo pipefail
 mapfile -t compiled < <(bases_with compile)
 base=${compiled[0]}
 results=$REPO_DIR/results/test-compile-faults-$(date +%Y%m%d-%H%M%S)
-usage="usage: $0 [--base $(IFS="|"; echo "${compiled[*]}")] [--results DIR]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--results) results=${2-} ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
+parse_opts "--base= --results=" "$@"
 check_choice --base "$base" "${compiled[@]}"
 check_outdir --results "$results"
 mkdir -p "$results"
 results=$(realpath "$results")
-load_series "$(base_series "$base")"
+load_series "$(base_get "$(base_row "$base")" series)"
 n=${#patches[@]}
 
 fail=0

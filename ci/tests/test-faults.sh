@@ -26,7 +26,7 @@
 # SERIES, e.g. a fault in code that series adds); the guest's tests come
 # from the tests series, as ci/jobs/run-series.sh builds them on that base.
 #
-#   ci/tests/test-faults.sh [--base mainline|v6.12|PATH | --series selftests-zswap]
+#   ci/tests/test-faults.sh [--base BASE|PATH | --series selftests-zswap]
 #                           [--results DIR] [--no-kcsan] [--no-variants] [FAULT...]
 #
 # --no-kcsan leaves out the checks judged on a KCSAN row (targets
@@ -49,22 +49,8 @@ set -euo pipefail
 . "$CI_DIR/2-apply/lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} results="" no_kcsan=0 no_variants=0 tseries=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base) base=${2-} ;;
-	--series) tseries=${2-} ;;
-	--results) results=${2-} ;;
-	--no-kcsan) no_kcsan=1; shift; continue ;;
-	--no-variants) no_variants=1; shift; continue ;;
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	--) shift; break ;;
-	-*) die "unknown option $1 (see --help)" ;;
-	*) break ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value (see --help)"
-	shift 2
-done
-faults=("$@")
+parse_opts "--base= --series=tseries --results= --no-kcsan --no-variants @" "$@"
+faults=("${args[@]}")
 # Refused here, before a tree is prepared or anything built.
 if [ -n "$tseries" ]; then
 	[ -f "$CI_DIR/tests/faults/$tseries/base" ] ||
@@ -85,7 +71,7 @@ case $tseries in
 	base=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fdir/base")
 	sfile=""
 	;;
-*) sfile=$(base_series "$base") ;;
+*) sfile=$(base_get "$(base_row "$base")" series) ;;
 esac
 series=()
 if [ -n "$sfile" ]; then
@@ -264,9 +250,9 @@ for f in "${faults[@]}"; do
 	if [ -n "$checks" ] && ! grep -qv '^ \(debug\|kcsan\)/' <<<"$checks"; then
 		boots=none default=none
 	fi
-	ZS_GATES="sparse W1" ZS_VARIANTS="MEMCG=n" "$CI_DIR/jobs/run-series.sh" \
+	"$CI_DIR/jobs/run-series.sh" \
 		--base "$base" --series "$d/patches/series" --results "$d/run" \
-		--debug "$debug" --variants "$variants" --gates "$gates" \
+		--debug "$debug" --variants "$variants:MEMCG=n" --gates "$gates:sparse,W1" \
 		--kcsan "$kcsan" --distro none --boots "$boots" --default "$default" \
 		--from "$last" --only "$tests" ${append:+--append "$append"} \
 		>"$d/run.log" 2>&1 || rc=$?

@@ -137,6 +137,9 @@ accepted() {
 	mkdir -p "$tmp/cache"
 }
 
+# The options of every command go through one parser (parse_opts in
+# ci/lib.sh): its refusals are tested once, on run-series.sh; each
+# command's own checks of the values below.
 rs=ci/jobs/run-series.sh
 echo "# $rs"
 refused "--base 'v9.9': no such base" $rs --base v9.9
@@ -144,6 +147,8 @@ refused "--base '$tmp/folder': no such base" $rs --base "$tmp/folder"
 refused "ZS_BASE or --base 'v9.9'" env ZS_BASE=v9.9 $rs
 refused "unknown option --bogus" $rs --bogus
 refused "unknown option --bogus" $rs --bogus value
+refused "stray: not an option" $rs stray
+refused "unknown option --base=v6.12" $rs --base=v6.12
 refused "--series needs a value" $rs --series
 refused "--series '/nope': no such file" $rs --series /nope
 refused "--from 'x': not a point number" $rs --from x
@@ -163,11 +168,9 @@ helps $rs
 
 bi=ci/jobs/bisect.sh
 echo "# $bi"
-refused "unknown option --bogus" $bi --bogus
 refused "no check given" $bi
 refused "--base 'v9.9': no such base" $bi --base v9.9 build
 refused "--series '/nope': no such file" $bi --series /nope build
-refused "--results needs a value" $bi build --results
 refused "no_such_test: no test no_such_test" $bi no_such_test
 refused "nope:swapcg_noswap: no boot nope" $bi nope:swapcg_noswap
 refused "one check only" $bi build boot
@@ -175,45 +178,35 @@ helps $bi
 
 tb=ci/tests/test-bisect.sh
 echo "# $tb"
-refused "unknown option --bogus" $tb --bogus
-refused "--base needs a value" $tb --base
 refused "--base selftests-zswap: no ci/tests/faults/selftests-zswap/build-break.patch" $tb --base selftests-zswap
 refused "--check boot: build or objects" $tb --check boot
 helps $tb
 
 cs=ci/jobs/compile-series.sh
 echo "# $cs"
-refused "unknown option --bogus" $cs --bogus
 refused "--base 'v9.9': no such base" $cs --base v9.9
 refused "--series '/nope': no such file" $cs --series /nope
-refused "--results needs a value" $cs --results
 refused "--from '0': a point, 1 or more" $cs --from 0
 helps $cs
 
 tc=ci/tests/test-compile-faults.sh
 echo "# $tc"
-refused "unknown option --bogus" $tc --bogus
 refused "--base 'mainline': not one of v6.12 v6.1" $tc --base mainline
-refused "--results needs a value" $tc --results
 helps $tc
 
 ts=ci/tests/test.sh
 echo "# $ts"
 refused "--base 'v9.9': no such base" $ts --base v9.9
-refused "unknown option --bogus" $ts --bogus
-refused "--base needs a value" $ts --base
 helps $ts
 
 tf=ci/tests/test-faults.sh
 echo "# $tf"
 refused "--base 'v9.9': no such base" $tf --base v9.9
-refused "unknown option --bogus" $tf --bogus
 refused "--series selftests-nope: no" $tf --series selftests-nope
 refused "--base selftests-zswap: that is a series, not a base: give --series selftests-zswap" $tf --base selftests-zswap
 refused "fault no-such-fault: no line" $tf no-such-fault
 # The flags take no value: the word after one is a fault's name.
 refused "fault no-such-fault: no line" $tf --no-kcsan --no-variants no-such-fault
-refused "unknown option --no-kcsan=yes" $tf --no-kcsan=yes
 refused "--results '$tmp/file': $tmp/file is a file" $tf --results "$tmp/file"
 helps $tf
 
@@ -225,8 +218,6 @@ refused "--points '0,x': not a comma-separated list" $br --points 0,x
 refused "--series '/nope': no such file" $br --series /nope
 refused "--base 'v9.9': no such base" $br --base v9.9
 refused "--tree '/nope': no tree with a zs-base tag" $br --tree /nope
-refused "unknown option --bogus" $br --bogus
-refused "--runs needs a value" $br --runs
 for o in --runs --lockstat-runs --mib --procs --smp --mem --jobs; do
 	refused "$o '0': not a whole number above 0" $br "$o" 0
 done
@@ -248,8 +239,6 @@ helps $br
 
 xb=benchmarks/xarray-bench.sh
 echo "# $xb"
-refused "unknown option --bogus" $xb --bogus
-refused "--reps needs a value" $xb --reps
 refused "--reps '0': not a whole number above 0" $xb --reps 0
 refused "--rounds 'x': not a whole number above 0" $xb --rounds x
 refused "--threads '0,2'" $xb --threads 0,2
@@ -266,8 +255,6 @@ ml=ci/upstream/mail.sh
 echo "# $ml"
 refused "--base 'v9.9': no such base" $ml --base v9.9
 refused "--series '/nope': no such file" $ml --series /nope
-refused "unknown option --bogus" $ml --bogus
-refused "--from needs a value" $ml --from
 refused "refusing to write mails as 'nobody' (--from): it is not 'Your Name <you@your.domain>'" $ml --from nobody
 refused "--out '$tmp/file'" $ml --out "$tmp/file"
 refused "--prefix 'R]FC'" $ml --prefix 'R]FC'
@@ -295,6 +282,20 @@ d=$(mails_as 'root <root@localhost>' localhost)
 refused "root <root@localhost>: localhost is a reserved domain" $ml --mark-sent "$d"
 helps $ml
 
+# The steps and tools: only --help and their usage here.
+for c in ci/6-boot/boot.sh ci/5-image/image.sh ci/jobs/repeat-boots.sh \
+	ci/timing/build-cost.sh ci/3-build/build.sh ci/4-gates/gates.sh; do
+	echo "# $c"
+	helps $c
+done
+refused "usage: " ci/6-boot/boot.sh --smp 2 bz
+refused "usage: " ci/5-image/image.sh tree
+refused "--times '0': not a whole number above 0" ci/jobs/repeat-boots.sh --times 0 a b c
+refused "--load 'often': not one of build none" ci/jobs/repeat-boots.sh --load often a b c
+refused "--gates 'sparse,lint': lint is none of" ci/4-gates/gates.sh --gates sparse,lint a b c
+refused "--gates 'sparse,lint': lint is none of" $rs --gates last:sparse,lint
+refused "--variants 'NOPE=n': NOPE=n is none of" $rs --variants all:NOPE=n
+
 cm=ci/upstream/check-mm-apply.sh
 echo "# $cm"
 refused "usage: " $cm
@@ -305,7 +306,8 @@ helps $cm
 echo "# good input goes on to the work"
 mkdir -p "$tmp/kernel/lib"
 touch "$tmp/kernel/Makefile"
-accepted $rs --base v6.12 --from 6 --to 6 --default none --cut production --results "$tmp/results"
+accepted $rs --base v6.12 --from 6 --to 6 --default none --cut production --results "$tmp/results" \
+	--gates last:sparse,W1 --variants all:MEMCG=n
 accepted $rs --base mainline --variants none --debug last --debug-only kunit_results \
 	--kcsan none --gates none --stress short --results "$tmp/results"
 accepted $bi --base v6.12 --series patches/v6.12/series --results "$tmp/results" build

@@ -130,7 +130,7 @@ own_b4=("$REPO_DIR"/patches/*/b4.json)
 sha256sum "${own_b4[@]}" >"$tmp/own-b4.sha256"
 
 # The scratch repository with the series.
-src=$(dirname "$(series_for mainline)")
+src=$(dirname "$(base_get "$(base_row mainline)" series)")
 repo=$tmp/repo
 mkdir -p "$repo/patches"
 cp -r "$src" "$repo/patches/mainline"
@@ -612,13 +612,13 @@ backports_kept() {
 	[ "$nup" -gt 0 ] && [ "$i" -eq ${#patches[@]} ]
 }
 for lts in $(bases_with compile); do
-	what=(--base "$lts" --series "$(series_for "$lts")")
+	what=(--base "$lts" --series "$(base_get "$(base_row "$lts")" series)")
 	mail "lts-$lts" --from "$sender"
 	check "$lts: mail.sh exits 0 (checkpatch --strict clean on every patch mail)" rc_is "lts-$lts" 0
 	check "$lts: every mail is From: the sender" from_sender "lts-$lts"
 	check "$lts: the placeholder author is in no mail" no_placeholder "$tmp/lts-$lts"/*.eml
 	check "$lts: the upstream set keeps its upstream authors, the rest is the sender's, who signs off last" \
-		backports_kept "lts-$lts" "$(series_for "$lts")"
+		backports_kept "lts-$lts" "$(base_get "$(base_row "$lts")" series)"
 done
 
 echo "# g) this repository's b4.json files, after every run above"

@@ -15,7 +15,7 @@
 # where the time went (ci/timing/timing.py), and a WARNING for whole builds
 # beyond ci/timing/whole-builds.
 #
-#   ci/tests/test.sh [--base mainline|v6.12|v6.1|PATH]
+#   ci/tests/test.sh [--base BASE|PATH]
 #                          (default: mainline)
 #
 # The LTS backports are the same stages on their base (--base v6.12,
@@ -28,21 +28,12 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 base=${ZS_BASE:-$ZS_DEFAULT_BASE}
-usage="usage: $0 [--base ${ZS_BASES// /|}|PATH]"
-while [ $# -gt 0 ]; do
-	case $1 in
-	-h|--help) sed -n '3,/^set -e/{/^#/p}' "$0"; exit 0 ;;
-	--base) base=${2-} ;;
-	*) die "unknown option $1 ($usage)" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value ($usage)"
-	shift 2
-done
+parse_opts "--base=" "$@"
 # Refused now, not after the stages before the first run-series.sh.
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 # What runs on it is its line of ci/bases: by name, or for a tree of your
 # own by its version.
-key=$(base_key "$base")
+row=$(base_row "$base")
 out=$REPO_DIR/results/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
@@ -105,7 +96,7 @@ lts_stages() {
 	# folder: a writeback that leaves its entry in the tree.
 	for lts in $(bases_with debian); do
 		local n
-		n=$(load_series "$(series_for "$lts")" && echo "${#patches[@]}")
+		n=$(load_series "$(base_get "$(base_row "$lts")" series)" && echo "${#patches[@]}")
 		stage "$lts: Debian's choices, debug row, the zswap tests, a full pool written back, the newest test_zswap" \
 			"$CI_DIR/jobs/run-series.sh" --base "$lts" --from "$n" --default none \
 			--debug last --debug-only "$debian_tests" --variants none --gates none \
@@ -130,7 +121,7 @@ lts_stages() {
 # scratch clones that read the mainline tree's git objects only, so they
 # run beside the mainline stages as well (start_beside).
 mails_stage() {
-	! base_has "$key" mails ||
+	! base_has "$row" mails ||
 		stage "mails: v1, a v2 that keeps the change-id, refusals to send" \
 			"$CI_DIR/tests/test-mail.sh"
 }
@@ -217,7 +208,7 @@ stage "ci/check: judge, bad input, lint, figures, series, patch form" \
 stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.sh"
 # The snippet is MAINTAINERS as the mainline series leaves it: checked on
 # mainline or a tree of your own, not against an LTS backport's tree.
-! base_has "$key" maintainers ||
+! base_has "$row" maintainers ||
 	stage "MAINTAINERS.snippet" "$CI_DIR/upstream/check-maintainers.sh" "$base"
 # That stage fetched the mainline base (ci/1-tree/fetch-mainline.sh); the later
 # ones take the same package without reading the archive's lists again.
@@ -246,10 +237,10 @@ stage "the build caches serve no stale object" "$CI_DIR/tests/test-build-cache.s
 # takes minutes a file) are left to the main job; test-faults.sh checks
 # that a planted sparse warning turns the sparse cell red.
 opts=(--variants none --debug none --kcsan none --gates none)
-if base_has "$key" boots; then
+if base_has "$row" boots; then
 	opts=(--variants none --debug last --debug-only "test_zswap,zswap_lockfree"
 		--kcsan none --gates none)
-elif base_has "$key" compile; then
+elif base_has "$row" compile; then
 	opts+=(--boots last)
 fi
 opts+=(--stress short)
@@ -261,7 +252,7 @@ stage "injected faults are caught on $base" \
 	"$CI_DIR/tests/test-faults.sh" --base "$base" --no-kcsan --no-variants \
 	--results "$out/faults-$base"
 # The faults of its kselftests' series (ci/bases: tests).
-ts=$(base_get "$key" tests)
+ts=$(base_get "$row" tests)
 if [ -n "$ts" ]; then
 	ts=$(basename "$(dirname "$ts")")
 	stage "the zswap kselftests catch broken frees on $base" \

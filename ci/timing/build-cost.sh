@@ -21,15 +21,7 @@ set -euo pipefail
 . "$CI_DIR/1-tree/lib.sh"
 
 rounds=3 dir=mm
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) rounds=${2-} ;;
-	--dir) dir=${2-} ;;
-	*) die "unknown option $1 (usage: $0 [--rounds N] [--dir DIR])" ;;
-	esac
-	[ $# -ge 2 ] || die "$1 needs a value"
-	shift 2
-done
+parse_opts "--rounds= --dir=" "$@"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: a number of rounds"
 
 use_tree mainline

@@ -17,10 +17,13 @@ set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-envs=$("$CI_DIR/1-tree/tree.sh" "${1:-$ZS_DEFAULT_BASE}")
+base=${1:-$ZS_DEFAULT_BASE}
+check_base BASE "$base"
+row=$(base_row "$base")
+envs=$("$CI_DIR/1-tree/tree.sh" "$base")
 set_env ZS_ <<<"$envs"
 snippet=$REPO_DIR/MAINTAINERS.snippet
-load_series "$(series_for "$ZS_KVER")"
+load_series "$(base_get "$row" series)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

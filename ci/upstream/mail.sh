@@ -8,7 +8,7 @@
 # with commit references checked) on every patch mail (not the cover letter).
 # Nothing is sent unless --send is given.
 #
-#   ci/upstream/mail.sh [--base mainline|v6.12|v6.1|PATH] [--series FILE|NAME]
+#   ci/upstream/mail.sh [--base BASE|PATH] [--series FILE|NAME]
 #                       [--out DIR] [--prefix WORD]... [--from 'Name <addr>']
 #                       [--send [--no-sign]]
 #   ci/upstream/mail.sh --mark-sent DIR
@@ -112,25 +112,14 @@ set -euo pipefail
 
 state_py=$CI_DIR/upstream/b4state.py
 base=${ZS_BASE:-$ZS_DEFAULT_BASE} series="" out="" from="" send="" nosign="" marksent=""
+prefix=()
+parse_opts "--base= --series= --out= --prefix+ --from= --mark-sent=marksent --send
+	--no-sign!nosign" "$@"
+# A --prefix value may hold more than one word.
 prefixes=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--base|--series|--out|--prefix|--from|--mark-sent)
-		[ $# -ge 2 ] || die "$1 needs a value (see --help)" ;;
-	esac
-	case $1 in
-	--base) base=$2; shift ;;
-	--series) series=$2; shift ;;
-	--out) out=$2; shift ;;
-	--prefix) read -r -a words <<<"$2"; prefixes+=("${words[@]}"); shift ;;
-	--from) from=$2; shift ;;
-	--mark-sent) marksent=$2; shift ;;
-	--send) send=1 ;;
-	--no-sign) nosign=1 ;;
-	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown option $1 (see --help)" ;;
-	esac
-	shift
+for w in "${prefix[@]}"; do
+	read -r -a words <<<"$w"
+	prefixes+=("${words[@]}")
 done
 # Refused here, before anything is installed, prepared or written.
 [ -z "$nosign" ] || [ -n "$send" ] || die "--no-sign goes with --send"
@@ -146,6 +135,7 @@ if [ -n "$series" ] && [ ! -e "$series" ] && [[ $series != */* ]] &&
 	series=$REPO_DIR/patches/$series/series
 fi
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
+row=$(base_row "$base")
 
 if [ -n "$marksent" ]; then
 	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
@@ -213,7 +203,7 @@ fi
 # Trees: the base, and for the LTS bases the mainline tree whose
 # get_maintainer.pl and MAINTAINERS name today's maintainers.
 maint_tree=""
-if [ "$base" != "$ZS_DEFAULT_BASE" ] && base_named "$base"; then
+if [ "$base" != "$ZS_DEFAULT_BASE" ] && [ "$base" = "$(base_get "$row" name)" ]; then
 	say "tree: preparing $ZS_DEFAULT_BASE for get_maintainer.pl"
 	envs=$("$CI_DIR/1-tree/tree.sh" "$ZS_DEFAULT_BASE") || die "cannot prepare the $ZS_DEFAULT_BASE tree"
 	set_env ZS_ <<<"$envs"
@@ -225,7 +215,7 @@ set_env ZS_ <<<"$envs"
 tree=$ZS_TREE
 tag=$(basename "$tree")
 
-[ -n "$series" ] || series=$(series_for "$ZS_KVER")
+[ -n "$series" ] || series=$(base_get "$row" series)
 series=$(realpath "$series")
 load_series "$series"
 [ ${#patches[@]} -gt 0 ] || die "series $series lists no patches"
