@@ -6,8 +6,8 @@ For each series folder of patches/ (its series file, in order): every
 patch is git format-patch output with From:, Subject: and a
 Signed-off-by: of its author; its subject fits in 75 columns with the
 "[PATCH vN n/m] " that b4 will put before it (N from the folder's
-b4.json, when above 1). The series that go to linux-mm (a folder with a
-b4.json) also: a message of at most 400 words above its "---", and no
+b4-cover, when above 1). The series that go to linux-mm (a folder with a
+b4-cover) also: a message of at most 400 words above its "---", and no
 path of this repository in it, which no reviewer could open. No message
 of any series names such a path. A series file split into sets by
 comment lines ("# upstream: ...", "# optional vendor: ...", "# optional
@@ -125,9 +125,11 @@ def main():
         return 1
     for d in folders:
         folder = os.path.join(root, d)
-        state = os.path.join(folder, "b4.json")
+        # b4's cover commit (patches/<series>/b4-cover): its tracking data.
+        state = os.path.join(folder, "b4-cover")
         mailed = os.path.isfile(state)
-        rev = json.load(open(state)).get("revision", 1) if mailed else 1
+        rev = json.loads("{" + open(state).read().split("--- b4-submit-tracking ---")[1].split(
+            "{", 1)[1])["series"]["revision"] if mailed else 1
         patches = list(series_files(folder))
         for i, (p, kind) in enumerate(patches, 1):
             v = " v%d" % rev if rev > 1 else ""

@@ -45,7 +45,7 @@ mails_as() {
 	mkdir -p "$d"
 	python3 -c 'import json, sys
 json.dump({"series": sys.argv[2], "revision": 1, "change-id": "20261201-zswap-mainline-0123456789ab",
-	"cover": "0000-cover.eml", "from": sys.argv[3], "state": sys.argv[1] + "/b4.json",
+	"cover": "0000-cover.eml", "from": sys.argv[3], "state": sys.argv[1] + "/b4-cover",
 	"top": sys.argv[1], "files": {}}, open(sys.argv[1] + "/series.json", "w"))' \
 		"$d" "$REPO_DIR/patches/mainline/series" "$1"
 	printf 'From: %s\nSubject: [PATCH 0/1] test\nMessage-Id: <20261201-zswap-v1-0-0123@%s>\n\nbody\n' \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Test of ci/upstream/mail.sh on the mainline base, in a scratch git repository
-# that holds a copy of patches/mainline/ (so b4.json and commits never touch
+# that holds a copy of patches/mainline/ (so b4-cover and commits never touch
 # this repository), and of the mails of this repository's kselftests
 # series, written and never sent. Prints TAP lines; exits non-zero when a
 # check fails.
@@ -30,10 +30,12 @@
 #      repository looks like a checkout of this project (it has
 #      ci/upstream/mail.sh): refused, nothing recorded, as only --send
 #      records a send of this project's series; --mark-sent of v1
-#      without it, an edit of one patch's commit message, then v2 with
-#      the placeholder as git's identity and --from the sender: From:
-#      the sender, same change-id, subjects "v2", a range-diff in the
-#      cover showing the edit, a link to v1;
+#      without it (b4 prep --manual-reroll: b4-cover records v1's Message-ID
+#      and the revision 2), an edit of one patch's commit message,
+#      committed with b4-cover, then v2 with the placeholder as git's
+#      identity and --from the sender: From: the sender, same change-id,
+#      subjects "v2", a range-diff in the cover showing the edit against
+#      v1 (the commit before the one that recorded it), a link to v1;
 #   d) refusals: no user.email (nothing written, --send or not); as git
 #      identity the placeholder or root@localhost, --from at a reserved
 #      domain or a no-reply mailbox, sendemail.from at a reserved domain,
@@ -45,20 +47,20 @@
 #      command that records being run and fails);
 #   c, e) --prefix RFC --send as the sender, through a sendmail command
 #      that keeps the mails: [PATCH RFC v2 ...] (b4 writes its prefixes
-#      after PATCH, unlike git format-patch --rfc), b4 sends them, b4.json
-#      records v2 as sent;
+#      after PATCH, unlike git format-patch --rfc), b4 sends them, and
+#      b4's own tracking data (b4-cover) records v2 as sent;
 #   f) this repository's kselftests series (--series selftests-zswap), as
 #      the sender, not sent: a first posting, [PATCH 0/N] to [PATCH N/N],
 #      no changelog, link or range-diff of an earlier revision, the
 #      cover naming the mainline patch they go with (linked only once
 #      it is recorded as sent), checkpatch clean, each message within
 #      400 words and each subject within 75 columns, the change-id of
-#      its b4.json, which is at revision 1 with nothing sent;
+#      its b4-cover, which is at revision 1 with nothing sent;
 #   h) the LTS series (v6.12, v6.1), as the sender, not sent: every mail
 #      From: the sender, the placeholder nowhere, the upstream set's
 #      mails with their upstream author as in-body From:, the sender
 #      signing off last, checkpatch clean;
-#   g) this repository's b4.json files are the same bytes after every
+#   g) this repository's b4-cover files are the same bytes after every
 #      run above as before, and none records a send by a test's sender.
 #
 # zswap-series-ci.org is a made-up domain that --send accepts; no mail
@@ -123,10 +125,10 @@ gitconfig() {
 gitconfig "${sender% <*}" a.u.thor@zswap-series-ci.org "$tmp/sendmail-fails" >"$tmp/gitconfig"
 export GIT_CONFIG_GLOBAL=$tmp/gitconfig GIT_CONFIG_NOSYSTEM=1
 
-# This repository's b4.json files as they are before any run, for g): a
-# --mark-sent of a test run once recorded in them a v1 of the kselftests
-# that no list received.
-own_b4=("$REPO_DIR"/patches/*/b4.json)
+# This repository's b4-cover files (b4's cover commits, its state) as they
+# are before any run, for g): a --mark-sent of a test run once recorded in
+# them a v1 of the kselftests that no list received.
+own_b4=("$REPO_DIR"/patches/*/b4-cover)
 sha256sum "${own_b4[@]}" >"$tmp/own-b4.sha256"
 
 # The scratch repository with the series.
@@ -134,7 +136,7 @@ src=$(dirname "$(base_get "$(base_row mainline)" series)")
 repo=$tmp/repo
 mkdir -p "$repo/patches"
 cp -r "$src" "$repo/patches/mainline"
-rm -f "$repo/patches/mainline/b4.json"
+rm -f "$repo/patches/mainline/b4-cover"
 if [ ! -f "$repo/patches/mainline/cover-letter.txt" ]; then
 	echo "# $src has no cover-letter.txt; the test writes one of its own"
 	printf '%s\n\n%s\n' 'mm: zswap: test series for ci/tests/test-mail.sh' \
@@ -321,12 +323,12 @@ names_base() {
 }
 msgid() { headers "$1" | sed -n 's/^Message-I[Dd]: *<\(.*\)>/\1/p'; }
 changeid() { sed -n 's/^change-id: //p' "$1"; }
+# state NAME [B4COVER]: a field of b4's tracking data in the b4-cover of
+# the scratch series (revision, change_id, last: the revision sent last,
+# last_msgid), as ci/upstream/b4state.py tracking reads it.
 state() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d[k]
-print(d)' "$repo/patches/mainline/b4.json" "$1" 2>/dev/null
+	python3 "$CI_DIR/upstream/b4state.py" tracking "${2:-$repo/patches/mainline/b4-cover}" \
+		2>/dev/null | sed -n "s/^b4_$1=//p"
 }
 
 echo "# a) v1, as $sender (git config)"
@@ -368,7 +370,7 @@ rc=0
 sed 's/^/#   /' "$tmp/mark-placeholder.out" | head -n 3
 check "mark-sent of mails written as the placeholder: refused" test "$rc" -ne 0
 check "... naming the identity" grep -qF "they were written as $placeholder" "$tmp/mark-placeholder.out"
-check "... nothing recorded (no b4.json)" test ! -e "$repo/patches/mainline/b4.json"
+check "... nothing recorded (no b4-cover)" test ! -e "$repo/patches/mainline/b4-cover"
 
 echo "# b) --mark-sent of a series of a checkout of this project: refused"
 # The scratch repository with ci/upstream/mail.sh looks like one, as this
@@ -383,22 +385,23 @@ check "mark-sent in a checkout of this project: refused" test "$rc" -ne 0
 check "... saying only --send records a send there" \
 	grep -qF "a checkout of this project, whose series are recorded as sent only by ci/upstream/mail.sh --send" \
 	"$tmp/mark-project.out"
-check "... nothing recorded (no b4.json)" test ! -e "$repo/patches/mainline/b4.json"
+check "... nothing recorded (no b4-cover)" test ! -e "$repo/patches/mainline/b4-cover"
 
 echo "# b) mark v1 sent, edit a commit message, v2"
 rc=0
 "$CI_DIR/upstream/mail.sh" --mark-sent "$tmp/v1" >"$tmp/mark.out" 2>&1 || rc=$?
 sed 's/^/#   /' "$tmp/mark.out"
 check "mark-sent: exits 0" test "$rc" -eq 0
-check "mark-sent: b4.json records v1's Message-ID and the revision 2" \
-	test "$(state sent.v1.message-id)/$(state revision)" = "$(msgid "$c1")/2"
-check "mark-sent: b4.json names the commit holding v1" \
-	test "$(state sent.v1.commit)" = "$(git -C "$repo" rev-parse HEAD)"
+check "mark-sent: b4-cover records v1's Message-ID and the revision 2" \
+	test "$(state last)/$(state last_msgid)/$(state revision)" = "1/$(msgid "$c1")/2"
+check "mark-sent: b4-cover keeps v1's change-id" \
+	test "$(state change_id)" = "$(changeid "$c1")"
 edit='This paragraph was added for v2 by ci/tests/test-mail.sh.'
 first=$repo/patches/mainline/$(patch_n 1)
 awk -v text="$edit" '!done && /^$/ { print; print text; print ""; done = 1; next } { print }' \
 	"$first" >"$tmp/edited" && cat "$tmp/edited" >"$first"
-sgit commit -q -a -m 'v2: reword, and b4.json of v1'
+sgit add -A
+sgit commit -q -m 'v2: reword, and b4-cover of v1'
 v2commit=$(git -C "$repo" rev-parse HEAD)
 # v2 as a fresh container's user would write it: git's identity is the
 # placeholder, --from gives the sender's own.
@@ -451,7 +454,7 @@ check "git config sendemail.from at a reserved domain: refused at once, naming i
 # A copy of the series in which the first patch names the placeholder in
 # a Tested-by: and a reserved domain in a Cc: (tags checkpatch takes).
 cp -r "$repo/patches/mainline" "$repo/patches/planted"
-rm -f "$repo/patches/planted/b4.json"
+rm -f "$repo/patches/planted/b4-cover"
 planted_cc='Some One <some.one@example.net>'
 python3 -c 'import sys
 path, *tags = sys.argv[1:]
@@ -470,8 +473,8 @@ check "... naming the mail and the placeholder's Tested-by:" \
 	grep -qF "$(basename "${planted_mail:-none}"): Tested-by: $placeholder" "$tmp/planted.err"
 check "... and the reserved domain's Cc:" grep -qF "Cc: $planted_cc" "$tmp/planted.err"
 check "--send refused: no SMTP attempted, no mail written by a refused send" nothing_sent
-check "--send refused: b4.json still at v2" test "$(state revision)" = 2
-check "--send refused: the planted series has no b4.json" test ! -e "$repo/patches/planted/b4.json"
+check "--send refused: b4-cover still at v2" test "$(state revision)" = 2
+check "--send refused: the planted series has no b4-cover" test ! -e "$repo/patches/planted/b4-cover"
 
 echo "# c) and e) --prefix RFC --send as the sender, to a local command"
 gitconfig "${sender% <*}" a.u.thor@zswap-series-ci.org "$tmp/sendmail-keeps" >"$tmp/gitconfig-send"
@@ -494,12 +497,15 @@ check "send: the placeholder author is in no mail sent" no_placeholder "$tmp/sen
 sentid=$(tr -d '\r' <"$tmp/sent.mbox" | sed -n 's/^Message-I[Dd]: *<\(.*\)>/\1/p' | sed -n 1p)
 # equals WHAT GOT WANT: GOT is WANT, or say both.
 equals() { [ "$2" = "$3" ] || { echo "# $1: $2, want $3"; return 1; }; }
-# The commit that holds v2 is the one made for it (the planted copy came
-# after it).
-check "send: b4.json records the sent v2 (Message-ID, commit) and moves to v3" \
-	equals "b4.json's v2 Message-ID/commit/revision" \
-	"$(state sent.v2.message-id)/$(state sent.v2.commit)/$(state revision)" \
-	"$sentid/$v2commit/3"
+# What was sent is committed (v2's commit, the planted copy after it):
+# the next revision finds it before the commit of b4-cover.
+check "send: b4-cover records the sent v2 (Message-ID) and moves to v3" \
+	equals "b4-cover's last sent/Message-ID/revision" \
+	"$(state last)/$(state last_msgid)/$(state revision)" "2/$sentid/3"
+check "send: what was sent is v2's commit, b4-cover alone changed since" \
+	equals "changes to patches/mainline since $v2commit" \
+	"$(git -C "$repo" status --porcelain -- patches/mainline | paste -sd' ')/$(git -C "$repo" diff --name-only "$v2commit" HEAD -- patches/mainline)" \
+	" M patches/mainline/b4-cover/"
 check "send: nothing went to the failing SMTP command" test ! -e "$tmp/smtp-attempted"
 
 echo "# f) this repository's kselftests series, as $sender: a first posting, not sent"
@@ -532,7 +538,7 @@ no_earlier_revision() {
 		"$tmp"/own/*.eml; return 1; }
 }
 # names_mainline COVER: it names the mainline patch (its subject) and
-# links to it only where patches/mainline/b4.json records it as sent.
+# links to it only where patches/mainline/b4-cover records it as sent.
 names_mainline() {
 	local subj text sent
 	subj=$(sed -n '/^Subject: /{s/^Subject: \[[^]]*\] //;N;s/\n / /;s/\n.*//;p;q}' \
@@ -540,13 +546,11 @@ names_mainline() {
 		"$REPO_DIR/patches/mainline/series" | sed -n 1p)")
 	text=$(body "$1" | tr -s '\n ' '  ')
 	grep -qF "They go with \"$subj\"" <<<"$text" || { echo "# no 'They go with \"$subj\"'"; return 1; }
-	sent=$(python3 -c 'import json, sys
-print(" ".join(v["message-id"] for v in json.load(open(sys.argv[1])).get("sent", {}).values()))' \
-		"$REPO_DIR/patches/mainline/b4.json")
+	sent=$(state last_msgid "$REPO_DIR/patches/mainline/b4-cover")
 	local link
 	for link in $(grep -o 'https://lore.kernel.org/r/[^ >]*' "$1" || true); do
 		[[ " $sent " == *" ${link#https://lore.kernel.org/r/} "* ]] ||
-			{ echo "# $link: not a posting b4.json records"; return 1; }
+			{ echo "# $link: not a posting b4-cover records"; return 1; }
 	done
 }
 own_checkpatch_clean() {
@@ -571,9 +575,7 @@ within_limits() {
 	[ "$bad" -eq 0 ]
 }
 own_state() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(d.get("revision"), len(d.get("sent") or {}), d.get("change-id"))' "$own/b4.json"
+	echo "$(state revision "$own/b4-cover") $(state last "$own/b4-cover") $(state change_id "$own/b4-cover")"
 }
 check "kselftests: mail.sh --series selftests-zswap exits 0" rc_is own 0
 check "kselftests: [PATCH 0/N] to [PATCH N/N], a first posting" first_posting
@@ -584,8 +586,8 @@ check "kselftests: checkpatch --strict clean on every patch mail" own_checkpatch
 check "kselftests: each message within 400 words, each subject within 75 columns" within_limits
 check "kselftests: every mail is From: the sender" from_sender own
 check "kselftests: the placeholder author is in no mail" no_placeholder "$tmp"/own/*.eml
-check "kselftests: b4.json at revision 1, nothing sent, its change-id in the cover" \
-	equals "revision, sends, change-id" "$(own_state)" "1 0 $(changeid "$(own_cover)")"
+check "kselftests: b4-cover at revision 1, nothing sent, its change-id in the cover" \
+	equals "revision, revision sent last, change-id" "$(own_state)" "1  $(changeid "$(own_cover)")"
 
 echo "# h) the LTS backports (their series files' sets), as the sender, not sent"
 # backports_kept DIR SERIES: each patch mail of the upstream set has its
@@ -621,13 +623,13 @@ for lts in $(bases_with compile); do
 		backports_kept "lts-$lts" "$(base_get "$(base_row "$lts")" series)"
 done
 
-echo "# g) this repository's b4.json files, after every run above"
+echo "# g) this repository's b4-cover files, after every run above"
 # no_test_send: no send recorded as a sender of a test: this one's
 # domain, or the "Test Sender" of the v1 that was once recorded.
 no_test_send() {
 	! grep -E 'zswap-series-ci\.org|Test Sender' "${own_b4[@]}"
 }
-check "this repository's b4.json files are the same bytes as before the runs" \
+check "this repository's b4-cover files are the same bytes as before the runs" \
 	sha256sum --quiet -c "$tmp/own-b4.sha256"
 check "... and record no send by a test's sender" no_test_send
 

@@ -19,8 +19,9 @@
 #             selftests-zswap, the kselftests, on mainline).
 # --out       where the mails go (default results/mail-<date>-<tree>/; old
 #             *.eml there are removed first), with b4.log, a
-#             checkpatch-<mail>.log for each patch mail and series.json
-#             (what the mails were made from, for --mark-sent).
+#             checkpatch-<mail>.log for each patch mail, b4-cover (b4's
+#             cover commit as the mails were written) and series.json
+#             (the series they belong to): for --mark-sent.
 # --prefix    a subject prefix for this run, e.g. --prefix RFC gives
 #             [PATCH RFC v2 0/3] (b4's prefixes, which b4 0.12 puts after
 #             PATCH); repeat for more.
@@ -33,8 +34,9 @@
 #             Sender for what cannot; From, To, Cc, the in-body From,
 #             Signed-off-by and every other *-by, Cc or To tag; the
 #             placeholder author anywhere), naming the mail and the
-#             identity. Also refused when the series folder differs
-#             from every commit (b4.json must name the commit sent).
+#             identity. Also refused when the series has changes not
+#             committed (the next revision is compared with the commit
+#             sent; see Revisions).
 # --mark-sent record the mails in DIR (written by an earlier run) as sent,
 #             once you sent them yourself (git send-email, a mail client);
 #             it needs no other option, DIR/series.json names the series.
@@ -44,7 +46,7 @@
 #             With --send that is done for you, with the Message-ID b4
 #             sent (the mails left in DIR are the ones checked, with
 #             Message-IDs of their own). Refused for a series of this
-#             project (its b4.json in a repository with
+#             project (its b4-cover in a repository with
 #             ci/upstream/mail.sh): --send alone records those, as it
 #             sends them, so that no run that sends nothing (a test, a
 #             made-up sender) records a send; --mark-sent is for series
@@ -79,16 +81,22 @@
 # and which Debian package it was tested on; it has no base-commit: line,
 # as the scratch commit of the Debian tarball is no upstream commit.
 #
-# Revisions: b4.json in the series folder (the patches' folder, with
-# cover-letter.txt: patches/<base>/b4.json; commit it) keeps b4's
-# change-id, the revision of the next mails, and for each sent revision
-# the cover letter's Message-ID and the commit of this repository that
-# holds it. It is written by --send only (and by --mark-sent, for a
-# series outside this project); until then every run makes v1 with a
-# new change-id. Once vN is recorded, runs make v(N+1) with the same
-# change-id: vN is rebuilt from that commit, tagged as b4 tags a sent
-# revision (sent/<branch>-vN), and the cover letter gets a
-# "Changes in v(N+1):" section with a link to vN and the output of
+# Revisions: b4 keeps them, in the cover commit of its prep branch (an
+# empty commit on the base: the cover letter, then b4's tracking data,
+# with the change-id, the revision of the next mails and the Message-IDs
+# of what was sent). Only main of this repository is kept, so that
+# commit's message is kept as b4 wrote it in the series folder, as
+# b4-cover (patches/<base>/b4-cover; commit it). Each run makes it the
+# cover commit of the prep branch in the scratch clone, the patches on
+# top, and b4 does the rest; without a b4-cover, b4 prep --enroll makes
+# v1 with a new change-id each run. After b4 sends vN (--send), b4 has
+# tagged it, recorded its Message-ID and moved to v(N+1): its cover
+# commit is copied back to b4-cover. --mark-sent does the same with b4
+# prep --manual-reroll. Once vN is recorded, runs make v(N+1) with the
+# same change-id: vN is rebuilt from the commit before the one that
+# recorded it in b4-cover (or HEAD, while that is not committed), tagged
+# as b4 tags a sent revision (sent/<branch>-vN), and the cover letter
+# gets a "Changes in v(N+1):" section with a link to vN and the output of
 # b4 prep --compare-to vN (git range-diff; left out, with a warning, when
 # vN no longer applies to the base). Write your own changelog in
 # cover-letter.txt under a "Changes in v(N+1):" line if you like; the link
@@ -137,9 +145,55 @@ fi
 check_base "${ZS_BASE:+ZS_BASE or }--base" "$base"
 row=$(base_row "$base")
 
+# mark_sent DIR: record the mails of DIR, sent by hand, in the b4-cover
+# of their series as b4 records a send: b4 prep --manual-reroll MSGID, in a
+# scratch repository holding that cover commit, with the thread read
+# from DIR instead of lore.
+mark_sent() {
+	local d=$1 st top why scratch b4py
+	[ -f "$d/series.json" ] || die "--mark-sent $d: no series.json: not a folder of mails written by ci/upstream/mail.sh"
+	st=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["state"])' "$d/series.json")
+	top=$(git -C "$(dirname "$st")" rev-parse --show-toplevel 2>/dev/null || true)
+	# Only --send records a send of this project's series: a mark-sent
+	# of a test's mails once recorded a v1 that no list received.
+	[ -z "$top" ] || [ ! -e "$top/ci/upstream/mail.sh" ] ||
+		die "--mark-sent $d: refusing: $st is in $top, a checkout of this project, whose series are recorded as sent only by ci/upstream/mail.sh --send, which sends them. Nothing was recorded."
+	why=$(python3 "$state_py" unrecordable "$d") ||
+		die "--mark-sent $d: $why
+Nothing was recorded. Write them again as yourself (ci/upstream/mail.sh --from 'Your Name <you@your.domain>', or git config user.name and user.email of your own), send those, and mark them sent."
+	[ -f "$d/b4-cover" ] || die "--mark-sent $d: no b4-cover: not a folder of mails written by ci/upstream/mail.sh"
+	"$CI_DIR/deps.sh" b4
+	scratch=$(mktemp -d)
+	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 XDG_CONFIG_HOME=$scratch/xdg
+	export GIT_AUTHOR_NAME=mail.sh GIT_AUTHOR_EMAIL=mail.sh@localhost
+	export GIT_COMMITTER_NAME=mail.sh GIT_COMMITTER_EMAIL=mail.sh@localhost
+	git -C "$scratch" init -q -b "zswap-$(basename "$(dirname "$st")")"
+	git -C "$scratch" commit -q --allow-empty -m base
+	git -C "$scratch" commit -q --allow-empty --cleanup=verbatim -F "$d/b4-cover"
+	# A commit for the series, which b4 tags as the revision sent.
+	echo "$d" >"$scratch/sent"
+	git -C "$scratch" add sent
+	git -C "$scratch" commit -q -m "the series of $d"
+	b4py=$(sed -n '1s/^#! *//p' "$(command -v b4)")
+	cover=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cover"])' "$d/series.json")
+	(cd "$scratch" && $b4py - "$d/$cover" "$d"/*.eml <<-'PY') >>"$d/b4.log" 2>&1 ||
+	import email, sys
+	import b4, b4.command
+	msgs = [email.message_from_binary_file(open(p, 'rb')) for p in sys.argv[1:]]
+	b4.get_pi_thread_by_msgid = lambda *args, **kwargs: msgs
+	sys.argv = ['b4', 'prep', '--manual-reroll', b4.LoreMessage.get_clean_msgid(msgs[0])]
+	b4.command.cmd()
+	PY
+		die "b4 prep --manual-reroll failed (log: $d/b4.log)"
+	git -C "$scratch" cat-file commit "$(git -C "$scratch" log -1 --format=%H -F \
+		--grep='--- b4-submit-tracking ---')" | sed '1,/^$/d' >"$st"
+	rm -rf "$scratch"
+	set_env b4_ <<<"$(python3 "$state_py" tracking "$st")"
+	echo "b4 recorded v$b4_last as sent ($b4_last_msgid) in $st; the next mails are v$b4_revision. Commit it."
+}
 if [ -n "$marksent" ]; then
 	[ -d "$marksent" ] || die "--mark-sent '$marksent': no such folder"
-	python3 "$state_py" mark-sent "$marksent"
+	mark_sent "$(realpath "$marksent")"
 	exit
 fi
 if [ -n "$series" ]; then
@@ -186,6 +240,7 @@ case $rc in
 *) die "the check of the sender failed (b4state.py sender)" ;;
 esac
 "$CI_DIR/deps.sh" b4
+placeholder_addr=$(cd "$CI_DIR/upstream" && python3 -c 'import b4state; print(b4state.P_ADDR)')
 # Settings of the user's that b4 send needs: SMTP or web endpoint, b4's
 # own, patatt and gpg for signing, credential helpers for the password.
 imported=()
@@ -219,14 +274,14 @@ tag=$(basename "$tree")
 series=$(realpath "$series")
 load_series "$series"
 [ ${#patches[@]} -gt 0 ] || die "series $series lists no patches"
-# The series folder: the patches', with the cover letter and b4.json.
+# The series folder: the patches', with the cover letter and b4-cover.
 sdir=$(dirname "${patches[0]}")
 cover=$sdir/cover-letter.txt
 [ -f "$cover" ] || die "no cover letter: $cover"
 if [ -z "$(head -n1 "$cover")" ] || [ -n "$(sed -n 2p "$cover")" ]; then
 	die "$cover: the first line must be the subject, then a blank line"
 fi
-state=$sdir/b4.json
+state=$sdir/b4-cover
 
 # The series these patches go with (goes-with: a folder of patches/, such
 # as mainline for its kselftests): the cover letter names its subject and,
@@ -240,8 +295,8 @@ if [ -f "$sdir/goes-with" ]; then
 	wsubj=$(load_series "$wdir/series" &&
 		sed -n '/^Subject: /{s/^Subject: \[[^]]*\] //;N;s/\n / /;s/\n.*//;p;q}' "${patches[0]}")
 	wmsgid=""
-	if [ -f "$wdir/b4.json" ]; then
-		wmsgid=$(python3 "$state_py" state "$wdir/b4.json" | sed -n 's/^st_last_msgid=//p')
+	if [ -f "$wdir/b4-cover" ]; then
+		wmsgid=$(python3 "$state_py" tracking "$wdir/b4-cover" | sed -n 's/^b4_last_msgid=//p')
 	fi
 	if [ -n "$wmsgid" ]; then
 		with_line="They go with \"$wsubj\":"
@@ -260,7 +315,7 @@ if [ -f "$sdir/cc" ]; then
 	while IFS= read -r line; do
 		line=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' <<<"$line")
 		[ -n "$line" ] || continue
-		python3 "$state_py" from "$line" >/dev/null || die "$sdir/cc: '$line' is not 'Name <address>'"
+		why=$(python3 "$state_py" sender --from "$line") || die "$sdir/cc: '$line': $why"
 		extra_cc+=("$line")
 	done <"$sdir/cc"
 fi
@@ -268,7 +323,7 @@ fi
 out=${out:-$REPO_DIR/results/mail-$(date +%Y%m%d-%H%M%S)-$tag}
 mkdir -p "$out"
 out=$(realpath "$out")
-rm -f "$out"/*.eml "$out"/checkpatch-*.log "$out"/series.json
+rm -f "$out"/*.eml "$out"/checkpatch-*.log "$out"/series.json "$out"/b4-cover
 log=$out/b4.log
 : >"$log"
 
@@ -288,26 +343,23 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 case $work in *"'"*) die "$work: a quote in the path" ;; esac
 
-# What the mails are made from (series file, cover letter, patches) and
-# the revision; --mark-sent and --send record it in b4.json.
-st_revision=1 st_change_id="" st_last="" st_last_msgid="" st_last_commit=""
-st_last_series="" st_history="{}"
-st=$(python3 "$state_py" state "$state") || exit 1
-set_env st_ <<<"$st"
-rev=$st_revision
-manifest() {
-	python3 "$state_py" manifest "$1" series="$series" revision="$rev" \
-		change-id="${change_id:-}" prefixes="${prefixes[*]}" cover="${cover_eml:-}" state="$state" \
-		upstream="$ZS_UPSTREAM" base="$ZS_BASE_DESC" from="$name <$email>" \
-		-- "$series" "$cover" "${ccfile[@]}" "${patches[@]}"
-}
+# b4's state: its tracking data in the cover commit message kept as
+# b4-cover (revision, change-id, the Message-IDs of what was sent).
+b4_revision=1 b4_change_id="" b4_last="" b4_last_msgid=""
+if [ -f "$state" ]; then
+	tracking=$(python3 "$state_py" tracking "$state") || die "$state: no b4 tracking data"
+	set_env b4_ <<<"$tracking"
+fi
+rev=$b4_revision
 ccfile=()
 [ ! -f "$sdir/cc" ] || ccfile=("$sdir/cc")
-commit=""
 if [ -n "$send" ]; then
-	manifest "$work/series.json"
-	commit=$(python3 "$state_py" find-commit "$work/series.json") ||
-		die "--send: b4.json must name the commit that holds what is sent. Nothing was sent."
+	# What is sent must be a commit: the one before b4-cover records the
+	# send (see Revisions).
+	top=$(git -C "$sdir" rev-parse --show-toplevel 2>/dev/null) ||
+		die "--send: $sdir is not in a git repository. Nothing was sent."
+	[ -z "$(git -C "$top" status --porcelain -- "$series" "$cover" "${ccfile[@]}" "${patches[@]}")" ] ||
+		die "--send: the series has changes that are not committed: commit them first. Nothing was sent."
 fi
 
 # Git and b4 settings for this run only: no global or system git config;
@@ -368,17 +420,23 @@ b4run() {
 	fi
 }
 # apply_series PATCH...: git am them onto HEAD, each then made the
-# sender's to send (b4state.py sign-off): a patch of the placeholder
-# author becomes the sender's, author and Signed-off-by; a patch of
+# sender's to send: a patch of the placeholder author becomes the
+# sender's, author and Signed-off-by (and Co-developed-by); a patch of
 # someone else keeps its author and sign-offs; the sender's Signed-off-by
-# ends every chain. The sender commits them all.
+# ends every chain, added unless it is last already (git
+# interpret-trailers). The sender commits them all.
 apply_series() {
 	local p author
 	for p in "$@"; do
 		"$CI_DIR/2-apply/apply.sh" "$wt" "$p" >>"$log" 2>&1 || return 1
-		git -C "$wt" log -1 --format=%B HEAD >"$work/message"
-		author=$(python3 "$state_py" sign-off "$name <$email>" \
-			"$(git -C "$wt" log -1 --format='%an <%ae>' HEAD)" "$work/message") || return 1
+		author=$(git -C "$wt" log -1 --format='%an <%ae>' HEAD)
+		[[ ${author,,} != *"<$placeholder_addr>" ]] || author="$name <$email>"
+		git -C "$wt" log -1 --format=%B HEAD |
+			awk -v a="<$placeholder_addr>" -v s="$name <$email>" '{ l = tolower($0) }
+			l ~ /^(signed-off-by|co-developed-by):/ && substr(l, length(l) - length(a) + 1) == a {
+				sub(/:.*/, ": " s) } 1' |
+			git interpret-trailers --if-exists addIfDifferentNeighbor \
+				--trailer "Signed-off-by: $name <$email>" >"$work/message"
 		git -C "$wt" commit -q --amend --no-verify --allow-empty --cleanup=verbatim \
 			--author="$author" -F "$work/message" >>"$log" 2>&1 || return 1
 	done
@@ -415,13 +473,27 @@ dirs_of() {
 		xargs -r -n1 dirname | grep -vx '\.' | sort -u
 }
 
-# vN, the revision sent last, from the commit b4.json names.
+# vN, the revision sent last: the series at the commit before the one
+# that recorded vN in b4-cover, or at HEAD while that record is not
+# committed.
 oldp=()
-if [ -n "$st_last" ]; then
-	top=$(git -C "$(dirname "$series")" rev-parse --show-toplevel 2>/dev/null) ||
-		die "$state records v$st_last, but $series is not in a git repository"
-	old=$(python3 "$state_py" export "$top" "$st_last_commit" "$st_last_series" "$work/v$st_last") ||
-		die "cannot rebuild v$st_last from $state"
+if [ -n "$b4_last" ]; then
+	top=$(git -C "$sdir" rev-parse --show-toplevel 2>/dev/null) ||
+		die "$state records v$b4_last, but $series is not in a git repository"
+	rel=$(realpath --relative-to="$top" "$state") vcommit=HEAD
+	for c in $(git -C "$top" log --reverse --format=%H -- "$rel"); do
+		if [[ $(git -C "$top" show "$c:$rel") == *"\"v$b4_last\":"* ]]; then
+			vcommit=$c^
+			break
+		fi
+	done
+	vcommit=$(git -C "$top" rev-parse --short=12 "$vcommit")
+	mkdir -p "$work/v$b4_last"
+	git -C "$top" archive "$vcommit" -- "$(dirname "$rel")" | tar -x -C "$work/v$b4_last" ||
+		die "cannot rebuild v$b4_last from $vcommit"
+	vseries=$work/v$b4_last/$(realpath --relative-to="$top" "$series")
+	old=$(load_series "$vseries" && printf '%s\n' "${patches[@]}") ||
+		die "cannot rebuild v$b4_last from $vcommit"
 	mapfile -t oldp <<<"$old"
 fi
 
@@ -460,33 +532,34 @@ fi
 # vN rebuilt and tagged as b4 send tags a sent revision, for
 # b4 prep --compare-to.
 compared=""
-if [ -n "$st_last" ]; then
-	say "mail: rebuilding v$st_last from ${st_last_commit:0:12} ($st_last_series) for the range-diff"
+if [ -n "$b4_last" ]; then
+	say "mail: rebuilding v$b4_last from $vcommit for the range-diff"
 	git -C "$wt" checkout -q --detach zs-base
 	if apply_series "${oldp[@]}"; then
 		{
-			sed -n 1p "$work/v$st_last/cover-letter.txt"
+			sed -n 1p "$(dirname "$vseries")/cover-letter.txt"
 			echo
-			sed -n '3,$p' "$work/v$st_last/cover-letter.txt"
-			printf -- '---\nbase-commit: %s\nchange-id: %s\n' "$base_commit" "$st_change_id"
-		} | git -C "$wt" tag -a -F - "sent/$branch-v$st_last" HEAD
+			sed -n '3,$p' "$(dirname "$vseries")/cover-letter.txt"
+			printf -- '---\nbase-commit: %s\nchange-id: %s\n' "$base_commit" "$b4_change_id"
+		} | git -C "$wt" tag -a -F - "sent/$branch-v$b4_last" HEAD
 		compared=1
 	else
 		git -C "$wt" am --abort >/dev/null 2>&1 || true
-		say "mail: warning: v$st_last does not apply to $ZS_BASE_DESC; no range-diff in the cover letter (log: $log)"
+		say "mail: warning: v$b4_last does not apply to $ZS_BASE_DESC; no range-diff in the cover letter (log: $log)"
 	fi
 	git -C "$wt" checkout -q -f "$branch"
 fi
 
-say "mail: b4 prep: enroll v$rev${prefixes[*]:+ (${prefixes[*]})}, change-id ${st_change_id:-new}"
-b4run prep --enroll zs-base
-# The cover letter commit is HEAD now: give its tracking data the
-# change-id, revision, prefixes and sent history of b4.json.
-git -C "$wt" log -1 --format=%B HEAD |
-	python3 "$state_py" tracking --change-id "$st_change_id" --revision "$rev" \
-		--prefixes "${prefixes[*]}" --history "$st_history" >"$work/cover-commit"
-git -C "$wt" commit -q --amend --allow-empty -F "$work/cover-commit"
-change_id=$(git -C "$wt" log -1 --format=%B HEAD | python3 "$state_py" tracking-changeid)
+if [ -f "$state" ]; then
+	# The prep branch as b4 left it: its cover commit on the base.
+	say "mail: b4 prep: v$rev, change-id $b4_change_id, from $state"
+	git -C "$wt" commit -q --allow-empty --cleanup=verbatim -F "$state"
+else
+	say "mail: b4 prep: enroll v1, a new change-id"
+	b4run prep --enroll zs-base
+fi
+# The prefixes of this run (b4 keeps them in its tracking data).
+b4run prep --set-prefixes "${prefixes[@]:-}"
 
 say "mail: applying ${#patches[@]} patches of $series to $ZS_BASE_DESC, signed off by $name <$email>"
 if ! apply_series "${patches[@]}"; then
@@ -551,18 +624,18 @@ changes_at=$(grep -n -i -m1 '^changes in v[0-9]*:' "$cover" | cut -d: -f1 || tru
 		echo
 		tail -n +"$changes_at" "$cover"
 	fi
-	if [ -n "$st_last" ]; then
+	if [ -n "$b4_last" ]; then
 		[ -n "$changes_at" ] || echo
 		if ! grep -qi "^changes in v$rev\b" "$cover"; then
 			printf -- '---\nChanges in v%s:\n' "$rev"
 		fi
 		printf -- '- '
-		echo "Link to v$st_last: https://lore.kernel.org/r/$st_last_msgid"
+		echo "Link to v$b4_last: https://lore.kernel.org/r/$b4_last_msgid"
 		if [ -n "$compared" ]; then
-			say "mail: b4 prep --compare-to v$st_last"
-			rd=$(cd "$wt" && b4 prep --compare-to "v$st_last" 2>>"$log") ||
-				die "b4 prep --compare-to v$st_last failed (log: $log)"
-			printf '\nRange-diff against v%s:\n' "$st_last"
+			say "mail: b4 prep --compare-to v$b4_last"
+			rd=$(cd "$wt" && b4 prep --compare-to "v$b4_last" 2>>"$log") ||
+				die "b4 prep --compare-to v$b4_last failed (log: $log)"
+			printf '\nRange-diff against v%s:\n' "$b4_last"
 			printf '%s\n' "$rd" | sed 's/[[:space:]]*$//'
 		fi
 	fi
@@ -582,6 +655,7 @@ git -C "$wt" log -1 --format=%B "$cover_commit" | grep '^To: ' >/dev/null ||
 	die "get_maintainer.pl gave no To: address (log: $log)"
 say "mail: b4 send -o $out"
 b4run send --no-sign -o "$out"
+change_id=$(cd "$wt" && b4 prep --show-info 2>>"$log" | sed -n 's/^change-id: //p')
 
 mails=("$out"/*.eml)
 [ -f "${mails[0]}" ] || die "b4 send wrote no mails (log: $log)"
@@ -611,7 +685,14 @@ for m in "${mails[@]}"; do
 	printf '%-72s checkpatch %s: %s\n' "$(basename "$m")" "$res" \
 		"$(sed -n 's/.*total: //p' "$cplog" | sed -n 1p)"
 done
-manifest "$out/series.json"
+# What --mark-sent needs: b4's cover commit as the mails were written,
+# and the series it belongs to.
+git -C "$wt" cat-file commit "$cover_commit" | sed '1,/^$/d' >"$out/b4-cover"
+python3 -c 'import json, sys
+json.dump(dict(a.split("=", 1) for a in sys.argv[2:]), open(sys.argv[1], "w"), indent=2)' \
+	"$out/series.json" series="$series" state="$state" revision="$rev" change-id="$change_id" \
+	prefixes="${prefixes[*]}" cover="$cover_eml" from="$name <$email>" \
+	upstream="$ZS_UPSTREAM" base="$ZS_BASE_DESC"
 echo "To/Cc (cover letter):"
 awk '/^$/ { exit } /^[^ \t]/ { show = /^(To|Cc):/ } show { print "  " $0 }' "$out/$cover_eml"
 echo "mails: $out (v$rev, change-id $change_id)"
@@ -644,8 +725,11 @@ say "mail: b4 send: it shows the mails and asks before sending"
 if ! (cd "$wt" && PYTHONUNBUFFERED=1 b4 send ${nosign:+--no-sign}) 2>&1 | tee -a "$log"; then
 	die "b4 send failed (log: $log); if some mails went out, record them by hand in $state"
 fi
-# b4 send recorded the cover letter's Message-ID in its tracking data.
+# b4 send recorded the cover letter's Message-ID in its tracking data,
+# and moved to the next revision: its cover commit is the state.
 cover_commit=$(git -C "$wt" log -1 --format=%H -F --grep='--- b4-submit-tracking ---' HEAD)
-msgid=$(git -C "$wt" log -1 --format=%B "$cover_commit" | python3 "$state_py" tracking-msgid "$rev") ||
-	die "b4 send recorded no Message-ID for v$rev (log: $log)"
-python3 "$state_py" record "$state" "$out/series.json" "$msgid" "$commit"
+git -C "$wt" cat-file commit "$cover_commit" | sed '1,/^$/d' >"$work/b4-cover"
+set_env b4_ <<<"$(python3 "$state_py" tracking "$work/b4-cover")"
+[ "$b4_last" = "$rev" ] || die "b4 send recorded no Message-ID for v$rev (log: $log)"
+cp "$work/b4-cover" "$state"
+echo "recorded v$rev as sent in $state; the next mails are v$((rev + 1)). Commit $(basename "$state")."
