@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 1a, for the mainline base: find the newest linux-source-7.* that
+# For the mainline base: find the newest linux-source-7.* that
 # Debian's experimental suite serves (sid's when experimental has none),
 # download that one package and take the kernel tarball out of it.
 #

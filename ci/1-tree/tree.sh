@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 1, tree: prepare a scratch git tree of the base kernel, outside the
+# Tree: prepare a scratch git tree of the base kernel, outside the
 # repository, and print where it is and which version it holds.
 #
 #   ci/1-tree/tree.sh BASE | /path/to/kernel/tree

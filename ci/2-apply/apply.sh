@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 2, apply: git am one patch onto the scratch tree.
+# Apply: git am one patch onto the scratch tree.
 #
 #   ci/2-apply/apply.sh TREE PATCH
 #

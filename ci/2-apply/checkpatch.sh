@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 2b: scripts/checkpatch.pl --strict of the tree on one patch.
+# Checkpatch: scripts/checkpatch.pl --strict of the tree on one patch.
 # Exit 0 only with no errors, warnings or checks, but for the messages
 # ci/2-apply/checkpatch-allow lists for every file concerned.
 #

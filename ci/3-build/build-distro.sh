@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 3b, build with the distribution's configuration: compile, with
+# Build with the distribution's configuration: compile, with
 # Debian's own kernel configuration for this kernel (linux-config-X.Y,
 # amd64), the objects a series touches and those that include the headers
 # it changes, as they are in TREE now. A distribution kernel team builds

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 3, build: configure (tinyconfig + fragments) and build bzImage out of
+# Build: configure (tinyconfig + fragments) and build bzImage out of
 # tree, incrementally, through ccache (the first build of a tree and
 # configuration without it).
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 3c: Debian's own choices for what the series touches, as a kconfig
+# Debian's own choices for what the series touches, as a kconfig
 # fragment to merge over the guest's: zswap and its defaults (zpool,
 # compressor, on at boot or not), the zpools and compressors Debian builds,
 # the memory controller's cgroup v1 code, and the preemption model. Read

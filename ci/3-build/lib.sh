@@ -17,6 +17,16 @@ source_id() {
 	return $rc
 }
 
+# build_dir NAME: the path of the build folder NAME (a configuration:
+# default, debug, kcsan, debian, objects-guest, variant-SWAP-n, ...) of the
+# tree use_tree holds. Every build folder's path is made here and nowhere
+# else: build_folder for the booted rows' folders, kept for each state of
+# their sources; this alone for the others, one folder each, whose builds
+# compile a few objects or run once a job.
+build_dir() {
+	echo "$CACHE_DIR/build/$ZS_TAG-$1"
+}
+
 # build_folder CONFIG: the build folder in configuration CONFIG for the
 # tree use_tree holds, as its files are now, holding the objects of the
 # last build of these same sources where there was one. Every job starts
@@ -36,7 +46,7 @@ source_id() {
 # ci/3-build/keep-mtimes.py decide by content and mtime.
 build_folder() {
 	local config=$1 d keep id at=""
-	d=$CACHE_DIR/build/$ZS_TAG-$config
+	d=$(build_dir "$config")
 	keep=$d.trees
 	id=$(source_id "$ZS_TREE")
 	mkdir -p "$keep"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 3b, gates: static checks of the C files a patch touches, compared
+# Gates: static checks of the C files a patch touches, compared
 # with the same files before the patch: sparse (make C=2), compiler
 # warnings at W=1, and coccinelle (coccicheck, MODE=report). A gate fails
 # when the patch brings a message that was not there before; messages are

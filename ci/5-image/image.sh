@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 4, image: build the selftests (or the benchmarks) static against TREE
+# Image: build the selftests (or the benchmarks) static against TREE
 # and pack them with busybox-static and ci/5-image/guest/init into an initramfs.
 #
 #   ci/5-image/image.sh [--suite selftests|benchmarks] [--newest DIR] TREE OUTDIR

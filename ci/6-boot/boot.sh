@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 5, boot: run the kernel and initramfs in QEMU until the guest powers
+# Boot: run the kernel and initramfs in QEMU until the guest powers
 # off, panics or runs past the time limit.
 #
 #   ci/6-boot/boot.sh [options] BZIMAGE INITRAMFS OUTDIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Step 6, verdict: the command line of the judge (ci/7-verdict/judge.py),
+"""Verdict: the command line of the judge (ci/7-verdict/judge.py),
 which alone decides pass, fail, crash or infrastructure error.
 
   verdict.py point DIR      judge a point: read DIR/{steps,ktap.txt,

@@ -3,10 +3,10 @@
 # Find the first patch of a series at which a check fails: the build, the
 # boot, or one selftest. A binary search over the points of the series (0 is
 # the base, k the base plus patches 1..k), as git bisect would do over
-# commits, building each point in the main job's build folder (ci/lib.sh
-# build_folder, which keeps one for each state of the sources built), so
-# that a step compiles only what differs from what it last built there
-# (and ccache the rest).
+# commits, building each point in the main job's build folder
+# (build_folder of ci/3-build/lib.sh, which keeps one for each state of the
+# sources built), so that a step compiles only what differs from what it
+# last built there (and ccache the rest).
 #
 #   ci/jobs/bisect.sh [--base BASE|PATH] [--series FILE] [--results DIR]
 #                objects|build|boot|TEST
@@ -115,7 +115,7 @@ point_ok() {
 		die "point $k: $(sed -n 's/^APPLY FAILED: //p' "$d/apply.log") (see $d/apply.log)"
 	local objects_of=""
 	if [ "$check" = objects ]; then
-		bdir=$CACHE_DIR/build/$ZS_TAG-objects-guest
+		bdir=$(build_dir objects-guest)
 		objects_of="${patches[*]}"
 	else
 		bdir=$(build_folder default)

@@ -115,11 +115,11 @@ for ((k = from; k <= ${#patches[@]}; k++)); do
 	if [ -n "$distro_cfg" ]; then
 		step "$(at "$k")" "objects, Debian's configuration" "$d/build-debian.log" \
 			"$CI_DIR/3-build/build-distro.sh" "$tree" \
-			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${patches[@]}" || true
+			"$(build_dir objects-debian)" "$distro_cfg" "${patches[@]}" || true
 	fi
 	step "$(at "$k")" "objects, the guest's configuration" "$d/build-guest.log" \
 		"$CI_DIR/3-build/build.sh" --objects-of "${patches[*]}" "$tree" \
-		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
+		"$(build_dir objects-guest)" "${default_frags[@]}" || true
 	if [ $fail -ne 0 ] && [ "$k" -lt ${#patches[@]} ]; then
 		echo "# points $((k + 1)) to ${#patches[@]} not checked: they stand on this one"
 		break
@@ -131,7 +131,7 @@ if [ $fail -eq 0 ] && [ -n "$distro_cfg" ] && [ -f "${distro_cfg/_none_/_rt_}" ]
 	k=${#patches[@]}
 	step "$(at "$k")" "objects, Debian's rt configuration" "$results/$(printf '%02d' "$k")/build-debian-rt.log" \
 		"$CI_DIR/3-build/build-distro.sh" "$tree" \
-		"$CACHE_DIR/build/$ZS_TAG-objects-debian-rt" "${distro_cfg/_none_/_rt_}" "${patches[@]}" || true
+		"$(build_dir objects-debian-rt)" "${distro_cfg/_none_/_rt_}" "${patches[@]}" || true
 fi
 
 # The cuts: a distribution drops the optional sets (see above).
@@ -152,11 +152,11 @@ for cut in upstream production; do
 	if [ -n "$distro_cfg" ]; then
 		step "$where" "objects, Debian's configuration" "$d/build-debian.log" \
 			"$CI_DIR/3-build/build-distro.sh" "$tree" \
-			"$CACHE_DIR/build/$ZS_TAG-objects-debian" "$distro_cfg" "${kept[@]}" || true
+			"$(build_dir objects-debian)" "$distro_cfg" "${kept[@]}" || true
 	fi
 	step "$where" "objects, the guest's configuration" "$d/build-guest.log" \
 		"$CI_DIR/3-build/build.sh" --objects-of "${kept[*]}" "$tree" \
-		"$CACHE_DIR/build/$ZS_TAG-objects-guest" "${default_frags[@]}" || true
+		"$(build_dir objects-guest)" "${default_frags[@]}" || true
 done
 reset_tree "$tree"
 echo "results: $results"

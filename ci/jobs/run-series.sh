@@ -391,7 +391,7 @@ build_variants() {
 			# that does not repeat is shown, and its log kept, but does
 			# not fail the row.
 			mv "$log" "$log.try1"
-			rm -rf "$CACHE_DIR/build/$tag-variant-${vname//=/-}"
+			rm -rf "$(build_dir "variant-${vname//=/-}")"
 			say "[$k/${#patches[@]}] $2: build $vname again, from scratch"
 			if timed "$1/times" "build-$vname-again" build_variant >"$log" 2>&1; then
 				rc=ok
@@ -408,7 +408,7 @@ build_variants() {
 # shellcheck disable=SC2317 # called through timed
 build_variant() {
 	ARCH=$arch "$CI_DIR/3-build/build.sh" --check-last "$tree" \
-		"$CACHE_DIR/build/$tag-variant-${vname//=/-}" "${frags_default[@]}" \
+		"$(build_dir "variant-${vname//=/-}")" "${frags_default[@]}" \
 		"$REPO_DIR/configs/$frag"
 }
 
@@ -618,7 +618,7 @@ for k in $(seq 0 ${#patches[@]}); do
 		say "[$k/${#patches[@]}] $name: build with Debian's configuration ($(basename "$(dirname "$distro_cfg")"))"
 		rc=ok
 		timed "$d/times" build-debian "$CI_DIR/3-build/build-distro.sh" "$tree" \
-			"$CACHE_DIR/build/$tag-debian" "$distro_cfg" "${patches[@]}" \
+			"$(build_dir debian)" "$distro_cfg" "${patches[@]}" \
 			>"$d/build-debian.log" 2>&1 || rc=fail
 		[ $rc = ok ] || tail -n 15 "$d/build-debian.log" >&2
 		echo "build-debian $rc" >>"$d/steps"

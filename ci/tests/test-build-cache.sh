@@ -18,7 +18,9 @@
 #    and removes what was written in a folder after its last build.
 #  - a build folder that build_folder (ci/3-build/lib.sh) kept and takes
 #    back for the sources it built reads as written by nothing since that
-#    build, so that ci/3-build/build.sh takes it without a make.
+#    build, so that ci/3-build/build.sh takes it without a make;
+#  - every build folder's path is made by build_dir (ci/3-build/lib.sh):
+#    a path composed elsewhere bypasses the folders kept per sources.
 #
 #   ci/tests/test-build-cache.sh
 #
@@ -167,6 +169,16 @@ if [ "$(tail -n1 "$work/bf.out")" = ok ]; then
 	result ok "build_folder: a folder taken back for sources it built reads as written by nothing since that build"
 else
 	result fail "build_folder: $(tail -n1 "$work/bf.out")"
+fi
+
+# One function makes every build folder's path: a script that composes
+# one itself builds beside the folders build_folder keeps and swaps.
+bypass=$(grep -rnE 'CACHE_DIR}?"?/build' "$CI_DIR" | grep -v "^$CI_DIR/3-build/lib.sh:" |
+	grep -vE '^[^:]*:[0-9]+:[[:space:]]*#' || true)
+if [ -z "$bypass" ]; then
+	result ok "build_dir: no build folder's path is made outside it"
+else
+	result fail "build_dir: build folder paths made outside it: $(echo "$bypass" | cut -d: -f1,2 | paste -sd' ' -)"
 fi
 
 echo "1..$n"
