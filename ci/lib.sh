@@ -28,9 +28,12 @@ if [ -x /usr/bin/python3 ]; then
 fi
 
 # Progress goes to stderr so that stdout stays parseable; each line has the
-# time of day (UTC), the same clock in every script a job runs.
+# time of day (UTC), the same clock in every script a job runs, and the
+# minutes and seconds since the script that prints it started (bash's
+# SECONDS: lib.sh is sourced at its start).
 say() {
-	printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2
+	printf '[%s +%02d:%02d] %s\n' "$(date -u +%H:%M:%S)" \
+		$((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2
 }
 
 die() {
